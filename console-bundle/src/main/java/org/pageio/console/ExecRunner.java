@@ -1,0 +1,302 @@
+package org.pageio.console;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.nio.charset.StandardCharsets;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
+import org.apache.felix.service.command.Converter;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.FrameworkListener;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.startlevel.BundleStartLevel;
+import org.osgi.framework.startlevel.FrameworkStartLevel;
+import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * The exec runner: when the framework or system property {@value #EXEC_PROPERTY} holds Gogo
+ * commands (separated by {@code ;} or line breaks, see {@link CommandScript}), runs them once the
+ * container is fully started, prints each result as the Gogo shell would, and ends the JVM:
+ * exit code 0 when every command succeeded, 1 at the first failure, which is reported as one line
+ * {@code pageio: <command>: <message>} on stderr and stops the script.
+ *
+ * <p>"Fully started" means: the framework reported reaching its final start level and every
+ * persistently started bundle is ACTIVE (see {@code Readiness}); the bnd launcher calls its main
+ * thread before the start levels have been climbed, so this wait is needed there too.
+ * How the JVM ends depends on the launcher:
+ * <ul>
+ *   <li>Under the bnd launcher (the exported {@code pageio.jar}; it sets {@code launch.services=true})
+ *       the runner registers a {@code Callable<Integer>} with {@code main.thread=true}. The launcher
+ *       calls it on its main thread, then stops the framework and exits with the returned code.
+ *       Stopping the framework ourselves would race the launcher's own exit (code 117,
+ *       "framework stopped").</li>
+ *   <li>Elsewhere it runs the commands on its own thread, stops the framework (waiting at most
+ *       {@value #STOP_WAIT_SECONDS} s) and calls {@link System#exit}.</li>
+ * </ul>
+ * In both cases a watchdog halts the JVM with the same code if shutdown takes longer than
+ * {@value #STOP_WAIT_SECONDS} s. The Gogo shell bundle must not read stdin meanwhile: start
+ * the container with {@code -Dgosh.args=--nointeractive} ({@code ./pageio exec} does).
+ */
+@Component(immediate = true, service = {})
+public final class ExecRunner {
+
+    /** Framework/system property holding the commands to run. */
+    public static final String EXEC_PROPERTY = "pageio.exec";
+    static final int STOP_WAIT_SECONDS = 10;
+    static final long READY_TIMEOUT_MS = 60_000;
+    static final long QUIET_MS = 1_000;
+
+    /** Runs at most once per bundle class loader, even if the component is re-activated. */
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+
+    private final CommandProcessor processor;
+    private volatile ServiceRegistration<?> mainThread;
+    private volatile Readiness readiness;
+
+    @Activate
+    public ExecRunner(@Reference CommandProcessor processor, BundleContext context) {
+        this.processor = processor;
+        String script = context.getProperty(EXEC_PROPERTY);
+        if (script == null || !STARTED.compareAndSet(false, true)) {
+            return;
+        }
+        List<String> commands = CommandScript.split(script);
+        this.readiness = new Readiness(context);
+        if ("true".equals(context.getProperty("launch.services"))) {
+            Hashtable<String, Object> props = new Hashtable<>();
+            props.put("main.thread", Boolean.TRUE);
+            mainThread = context.registerService(Callable.class, new MainThread(commands), props);
+        } else {
+            Thread t = new Thread(() -> runStandalone(context, commands), "pageio-exec");
+            t.setDaemon(false);
+            t.start();
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        Readiness r = readiness;
+        if (r != null) {
+            r.close();
+        }
+        ServiceRegistration<?> reg = mainThread;
+        mainThread = null;
+        if (reg != null) {
+            try {
+                reg.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the framework is stopping
+            }
+        }
+    }
+
+    /**
+     * The bnd launcher's main thread. The launcher insists that {@code getClass().getMethod("call")}
+     * returns {@code Integer}, which a lambda (erased to {@code Object}) does not.
+     */
+    private final class MainThread implements Callable<Integer> {
+        private final List<String> commands;
+
+        MainThread(List<String> commands) {
+            this.commands = commands;
+        }
+
+        @Override
+        public Integer call() {
+            int code;
+            try {
+                readiness.await();
+                code = run(commands);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                code = 1;
+            }
+            startWatchdog(code);
+            return code;
+        }
+    }
+
+    /** Runs the commands in one Gogo session; returns 0 when all succeeded, else 1. */
+    int run(List<String> commands) {
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+        System.out.flush();
+        try (CommandSession session = processor.createSession(InputStream.nullInputStream(), out, err)) {
+            for (String command : commands) {
+                try {
+                    Object result = session.execute(command);
+                    session.put("_", result);
+                    if (result != null) {
+                        out.println(session.format(result, Converter.INSPECT));
+                    }
+                } catch (Throwable e) {
+                    out.flush();
+                    err.println("pageio: " + command + ": " + message(e));
+                    return 1;
+                }
+            }
+            return 0;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** One line: the root cause's message, or its class name when it has none. */
+    static String message(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof InvocationTargetException || t instanceof UndeclaredThrowableException
+                || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage();
+        if (m == null || m.isBlank()) {
+            m = t.getClass().getSimpleName();
+        } else if (t instanceof NullPointerException || t instanceof ClassCastException
+                || t instanceof IndexOutOfBoundsException || t instanceof ArithmeticException) {
+            m = t.getClass().getSimpleName() + ": " + m;
+        }
+        return m.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+
+    private void runStandalone(BundleContext context, List<String> commands) {
+        int code;
+        try {
+            readiness.await();
+            code = run(commands);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            code = 1;
+        }
+        startWatchdog(code);
+        try {
+            Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION);
+            system.stop();
+            if (system instanceof Framework fw) {
+                fw.waitForStop(TimeUnit.SECONDS.toMillis(STOP_WAIT_SECONDS));
+            }
+        } catch (Exception | LinkageError e) {
+            // exit anyway
+        }
+        System.exit(code);
+    }
+
+    /**
+     * Waits until the container has started: the framework reported reaching its start level
+     * (FrameworkEvent STARTED or STARTLEVEL_CHANGED, seen only when this component was activated
+     * during start-up, which is the usual case) and {@link #settled} holds; or, when no such event
+     * comes, {@link #settled} has held for {@value #QUIET_MS} ms. Never longer than
+     * {@value #READY_TIMEOUT_MS} ms.
+     */
+    private static final class Readiness implements FrameworkListener {
+        private final BundleContext context;
+        private volatile boolean levelReached;
+        private volatile boolean closed;
+
+        Readiness(BundleContext context) {
+            this.context = context;
+            context.addFrameworkListener(this);
+        }
+
+        @Override
+        public void frameworkEvent(FrameworkEvent event) {
+            if (event.getType() == FrameworkEvent.STARTED || event.getType() == FrameworkEvent.STARTLEVEL_CHANGED) {
+                levelReached = true;
+            }
+        }
+
+        void await() throws InterruptedException {
+            long start = System.currentTimeMillis();
+            long settledSince = -1;
+            while (!closed && System.currentTimeMillis() - start < READY_TIMEOUT_MS) {
+                long now = System.currentTimeMillis();
+                if (settled(context)) {
+                    if (levelReached) {
+                        return;
+                    }
+                    if (settledSince < 0) {
+                        settledSince = now;
+                    } else if (now - settledSince >= QUIET_MS) {
+                        return;
+                    }
+                } else {
+                    settledSince = -1;
+                }
+                Thread.sleep(20);
+            }
+        }
+
+        void close() {
+            closed = true;
+            try {
+                context.removeFrameworkListener(this);
+            } catch (IllegalStateException stopping) {
+                // context no longer valid
+            }
+        }
+    }
+
+    /** Framework ACTIVE at (at least) the highest bundle start level, every started bundle ACTIVE. */
+    static boolean settled(BundleContext context) {
+        try {
+            Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION);
+            if (system.getState() != Bundle.ACTIVE) {
+                return false;
+            }
+            int level = system.adapt(FrameworkStartLevel.class).getStartLevel();
+            for (Bundle b : context.getBundles()) {
+                if (b.getBundleId() == 0) {
+                    continue;
+                }
+                BundleRevision rev = b.adapt(BundleRevision.class);
+                if (rev != null && (rev.getTypes() & BundleRevision.TYPE_FRAGMENT) != 0) {
+                    continue;
+                }
+                BundleStartLevel bsl = b.adapt(BundleStartLevel.class);
+                if (bsl == null || !bsl.isPersistentlyStarted()) {
+                    continue;
+                }
+                if (bsl.getStartLevel() > level || b.getState() != Bundle.ACTIVE) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IllegalStateException stopping) {
+            return false;
+        }
+    }
+
+    /** Halts the JVM with {@code code} if it is still alive {@value #STOP_WAIT_SECONDS} s from now. */
+    private static void startWatchdog(int code) {
+        Thread w = new Thread(() -> {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(STOP_WAIT_SECONDS));
+                System.err.println("pageio: the container did not stop within " + STOP_WAIT_SECONDS + " s; halting");
+                Runtime.getRuntime().halt(code);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "pageio-exec-watchdog");
+        w.setDaemon(true);
+        w.start();
+    }
+}

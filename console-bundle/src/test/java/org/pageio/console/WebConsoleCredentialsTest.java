@@ -1,0 +1,57 @@
+package org.pageio.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WebConsoleCredentialsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void createsOwnerOnlyFileOnceAndReadsIt() throws Exception {
+        Path file = dir.resolve(WebConsoleCredentials.FILE_NAME);
+        assertNull(WebConsoleCredentials.read(file));
+        assertTrue(WebConsoleCredentials.createFile(file, "first-password-0123456789"));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertFalse(WebConsoleCredentials.createFile(file, "second-password-0123456789"));
+        assertEquals("first-password-0123456789", WebConsoleCredentials.read(file));
+        try (var files = Files.list(dir)) {
+            assertEquals(1, files.count(), "no temporary file left behind");
+        }
+    }
+
+    @Test
+    void tightensLoosePermissions() throws Exception {
+        Path file = dir.resolve(WebConsoleCredentials.FILE_NAME);
+        Files.writeString(file, "  hand-written-password \nsecond line\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals("hand-written-password", WebConsoleCredentials.read(file));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    }
+
+    @Test
+    void blankFileCountsAsMissing() throws Exception {
+        Path file = dir.resolve(WebConsoleCredentials.FILE_NAME);
+        Files.writeString(file, "\n\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        assertNull(WebConsoleCredentials.read(file));
+    }
+
+    @Test
+    void dataDirectoryIsAbsoluteAndCreated() {
+        Path d = DataDirectory.of(dir.resolve("a/../b").toString());
+        assertTrue(d.isAbsolute());
+        assertTrue(Files.isDirectory(d));
+        assertEquals(dir.resolve("b"), d);
+    }
+}
