@@ -145,6 +145,18 @@ public final class AioContext implements AutoCloseable {
         }
     }
 
+    /** {@link #await(int, long)} by packed wait reference ({@link IoHandle#waitRef()}). Any thread. */
+    public void awaitRef(long waitRef) {
+        IoHandle h = handle(IoHandle.refIndex(waitRef));
+        await(h.index(), h.fullGeneration(waitRef));
+    }
+
+    /** {@link #checkDone(int, long)} by packed wait reference. Any thread. */
+    public boolean checkRefDone(long waitRef) {
+        IoHandle h = handle(IoHandle.refIndex(waitRef));
+        return checkDone(h.index(), h.fullGeneration(waitRef));
+    }
+
     /** Whether the I/O {@code (index, generation)} is complete, without blocking. Any thread. */
     public boolean checkDone(int index, long generation) {
         IoHandle h = handle(index);
@@ -156,6 +168,51 @@ public final class AioContext implements AutoCloseable {
             method.checkOne(h, generation);
         }
         return h.completedOrRecycled(generation);
+    }
+
+    /**
+     * The {@code aios} view: every handle that is not idle, read without locks as PostgreSQL's
+     * {@code pg_get_aios} does (generation, then state and fields, then the generation again; a
+     * row whose handle moved on meanwhile is skipped). Any thread; allocates, for views only.
+     */
+    public List<AioHandleInfo> snapshot() {
+        List<AioHandleInfo> rows = new ArrayList<>();
+        for (IoHandle h : handles) {
+            long gen = h.generation();
+            int state = h.state();
+            if (state == IoHandle.IDLE) {
+                continue;
+            }
+            int session = h.session().id();
+            if (state == IoHandle.HANDED_OUT) {
+                rows.add(new AioHandleInfo(session, h.index(), gen, IoHandle.stateName(state), "", 0, 0, "", 0, "", false,
+                        false, false));
+                continue;
+            }
+            int op = h.op();
+            long offset = h.offset();
+            long length = h.length();
+            IoTarget target = h.target();
+            long targetData = h.targetData();
+            int flags = h.flags();
+            boolean completed = state >= IoHandle.COMPLETED_IO;
+            int raw = completed ? h.rawResult() : 0;
+            long distilled = state >= IoHandle.COMPLETED_SHARED ? h.distilledResult() : IoResult.of(IoResult.UNKNOWN, 0);
+            if (h.generation() != gen || h.state() < state) {
+                continue; // reused while we looked
+            }
+            String desc;
+            try {
+                desc = target == null ? "" : target.describe(targetData);
+            } catch (RuntimeException e) {
+                desc = "?";
+            }
+            rows.add(new AioHandleInfo(session, h.index(), gen, IoHandle.stateName(state), IoHandle.opName(op), offset,
+                    length, desc, raw, IoResult.statusName(IoResult.status(distilled)),
+                    (flags & IoHandle.FLAG_SYNCHRONOUS) != 0, (flags & IoHandle.FLAG_REFERENCES_LOCAL) != 0,
+                    (flags & IoHandle.FLAG_BUFFERED) != 0));
+        }
+        return rows;
     }
 
     /** The sessions open now. Any thread; a snapshot. */

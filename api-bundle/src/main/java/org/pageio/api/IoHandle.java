@@ -158,6 +158,36 @@ public final class IoHandle {
         return (long) GENERATION.getAcquire(this);
     }
 
+    /** A wait reference that refers to nothing. */
+    public static final long NO_WAIT_REF = -1L;
+    static final int REF_GENERATION_BITS = 42;
+    static final long REF_GENERATION_MASK = (1L << REF_GENERATION_BITS) - 1;
+
+    /**
+     * This handle's current I/O as one {@code long} (index in the upper 22 bits, the low 42 bits
+     * of the generation below), so that a buffer descriptor can publish and read a wait reference
+     * with a single release store / acquire load, never torn. Valid from HANDED_OUT until the
+     * caller starts the I/O; use with {@link IoSession#awaitRef} and {@link AioContext#awaitRef}.
+     * (42 bits of generation wrap after 4·10¹² reuses of one handle.)
+     */
+    public long waitRef() {
+        return ((long) index << REF_GENERATION_BITS) | (generation() & REF_GENERATION_MASK);
+    }
+
+    /** The handle index of a packed wait reference. */
+    public static int refIndex(long waitRef) {
+        return (int) (waitRef >>> REF_GENERATION_BITS);
+    }
+
+    /**
+     * The full generation a packed wait reference refers to, given this handle (its current
+     * generation is never smaller, and generations only grow by one per reuse).
+     */
+    long fullGeneration(long waitRef) {
+        long current = generation();
+        return current - ((current - (waitRef & REF_GENERATION_MASK)) & REF_GENERATION_MASK);
+    }
+
     /**
      * Whether the I/O of {@code generation} is over because the handle was reused since.
      * Any thread. Loads state first, then generation, as the class comment explains.

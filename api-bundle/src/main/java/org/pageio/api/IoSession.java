@@ -310,6 +310,18 @@ public final class IoSession implements AutoCloseable {
         await(context.handle(handleIndex), generation);
     }
 
+    /** {@link #await(IoHandle, long)} by packed wait reference ({@link IoHandle#waitRef()}). */
+    public void awaitRef(long waitRef) {
+        IoHandle h = context.handle(IoHandle.refIndex(waitRef));
+        await(h, h.fullGeneration(waitRef));
+    }
+
+    /** {@link #checkDone(IoHandle, long)} by packed wait reference ({@link IoHandle#waitRef()}). */
+    public boolean checkRefDone(long waitRef) {
+        IoHandle h = context.handle(IoHandle.refIndex(waitRef));
+        return checkDone(h, h.fullGeneration(waitRef));
+    }
+
     /**
      * Whether the I/O {@code (handle, generation)} is complete, without blocking; lets the method
      * process ready completions first. Reclaims it when it is this session's. Owner only.

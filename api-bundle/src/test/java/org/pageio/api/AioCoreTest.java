@@ -133,6 +133,7 @@ class AioCoreTest {
             MemorySegment buf = buffer();
             IoHandle h = s.acquire();
             long oldGen = h.generation();
+            long oldRef = h.waitRef();
             h.setIovec(0, buf).startReadv(fd, 1, 0);
             TestMethods.Deferred.execute(m.next());
             s.await(h, oldGen);
@@ -141,9 +142,17 @@ class AioCoreTest {
             IoHandle again = s.acquire();
             assertSame(h, again, "one handle per session: the same handle is reused");
             long newGen = again.generation();
+            long newRef = again.waitRef();
             again.setIovec(0, buf).startReadv(fd, 1, BLOCK);
             IoHandle pending = m.next();
             assertEquals(IoHandle.SUBMITTED, pending.state());
+
+            List<AioHandleInfo> aios = ctx.snapshot();
+            assertEquals(1, aios.size(), aios.toString());
+            assertEquals("SUBMITTED", aios.get(0).state());
+            assertEquals("readv", aios.get(0).operation());
+            assertEquals(BLOCK, aios.get(0).offset());
+            assertEquals(BLOCK, aios.get(0).length());
 
             CompletableFuture<Boolean> stale = CompletableFuture.supplyAsync(() -> {
                 ctx.await(h.index(), oldGen); // must not block on the new I/O
@@ -151,6 +160,9 @@ class AioCoreTest {
             });
             assertTrue(stale.get(5, TimeUnit.SECONDS), "a stale wait reference is done");
             assertFalse(ctx.checkDone(h.index(), newGen), "the current I/O is still in flight");
+            assertTrue(ctx.checkRefDone(oldRef), "a stale packed wait reference is done");
+            assertFalse(ctx.checkRefDone(newRef), "the packed reference of the current I/O is not");
+            assertEquals(h.index(), IoHandle.refIndex(newRef));
             TestMethods.Deferred.execute(pending);
             s.await(h, newGen);
             assertTrue(ctx.checkDone(h.index(), newGen));

@@ -1,0 +1,27 @@
+package org.pageio.bufmgr;
+
+import org.osgi.annotation.versioning.ProviderType;
+import org.pageio.bufmgr.smgr.StorageManager;
+
+/**
+ * The buffer manager as an OSGi service: the pool, the storage manager under the data
+ * directory, and the I/O method the pool reads through (the one {@code io_method} selected when
+ * the service was activated). Other bundles (tables, console) open sessions on it.
+ *
+ * <p>Thread-safe. When the method is swapped or the settings change, the service is unregistered
+ * and registered anew: a user that keeps a reference across that sees a closed pool.
+ */
+@ProviderType
+public interface BufferManager {
+
+    BufferPool pool();
+
+    StorageManager storage();
+
+    BufMgrSettings settings();
+
+    /** Opens a session for the calling thread; shorthand for {@code pool().openSession(kind)}. */
+    default BufferSession openSession(String kind) {
+        return pool().openSession(kind);
+    }
+}

@@ -1,0 +1,479 @@
+package org.pageio.bufmgr;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.page.Page;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.posix.PosixException;
+
+/**
+ * The shared buffer pool (PostgreSQL's bufmgr.c, buf_init.c, freelist.c): {@code shared_buffers}
+ * pages of 8 KiB in one off-heap segment aligned to 4096 bytes (so O_DIRECT can read into it),
+ * buffer descriptors as parallel arrays (no object per buffer on the hot path), the mapping
+ * table, and the clock sweep.
+ *
+ * <h2>The state word</h2>
+ * One {@code long} per buffer, changed only by compare-and-set (volatile):
+ * <pre>
+ *  bits  0..17  pin count (shared; one per pin, plus one held by the AIO subsystem while a read is in flight)
+ *  bits 18..21  usage count, 0..5 (ring buffers at most 1)
+ *  bit  22 DIRTY   23 VALID   24 TAG_VALID   25 IO_IN_PROGRESS   26 IO_ERROR
+ * </pre>
+ * The tag ({@code tags[]}) and the I/O wait reference ({@code ioRefs[]}) are written before the
+ * state CAS that publishes them (the CAS is a release) and read after a state read (acquire).
+ *
+ * <h2>Who may change what</h2>
+ * <ul>
+ *   <li>Anyone pins and unpins (CAS on the pin count).</li>
+ *   <li>Only the session that set IO_IN_PROGRESS (and then the thread completing its I/O) clears
+ *       it, together with setting VALID or IO_ERROR and dropping the AIO pin
+ *       ({@link #terminateIo}).</li>
+ *   <li>Only a session holding the only pin on a buffer whose usage count reached 0 retags it
+ *       (eviction), after clearing TAG_VALID by CAS from "pinned once, clean".</li>
+ * </ul>
+ *
+ * <h2>Lock order</h2>
+ * One mapping partition lock at a time, never held while waiting for I/O or touching another
+ * partition. No buffer header lock exists: everything is a CAS on the state word.
+ *
+ * <p>Thread-safe. Sessions ({@link BufferSession}) are per thread.
+ */
+public final class BufferPool implements AutoCloseable {
+
+    static final int BLCKSZ = StorageManager.BLCKSZ;
+
+    static final long REFCOUNT_ONE = 1L;
+    static final long REFCOUNT_MASK = (1L << 18) - 1;
+    static final int USAGE_SHIFT = 18;
+    static final long USAGE_ONE = 1L << USAGE_SHIFT;
+    static final long USAGE_MASK = 0xFL << USAGE_SHIFT;
+    static final int MAX_USAGE = 5;
+    static final long DIRTY = 1L << 22;
+    static final long VALID = 1L << 23;
+    static final long TAG_VALID = 1L << 24;
+    static final long IO_IN_PROGRESS = 1L << 25;
+    static final long IO_ERROR = 1L << 26;
+
+    static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final BufMgrSettings settings;
+    private final StorageManager smgr;
+    private final AioContext aio;
+    private final StatIo stats;
+    private final int nbuffers;
+    private final Arena arena;
+    private final MemorySegment pages;
+    private final MemorySegment[] pageSegments;
+    final long[] states;
+    /** Buffer tag: relation id (22 bits) << 40 | block (40 bits); -1 when none. */
+    final long[] tags;
+    /** Packed wait reference of the read in flight ({@link IoHandle#NO_WAIT_REF} when none). */
+    final long[] ioRefs;
+    private final BufferMapping mapping;
+    private final AtomicLong nextVictim = new AtomicLong();
+    private final boolean deferReads;
+
+    /**
+     * @param aio the AIO core whose method executes reads; the pool does not own it
+     */
+    public BufferPool(BufMgrSettings settings, StorageManager smgr, AioContext aio, StatIo stats) {
+        this.settings = settings;
+        this.smgr = smgr;
+        this.aio = aio;
+        this.stats = stats;
+        this.nbuffers = settings.sharedBuffers();
+        this.arena = Arena.ofShared();
+        this.pages = arena.allocate((long) nbuffers * BLCKSZ, 4096);
+        this.pageSegments = new MemorySegment[nbuffers];
+        this.states = new long[nbuffers];
+        this.tags = new long[nbuffers];
+        this.ioRefs = new long[nbuffers];
+        for (int b = 0; b < nbuffers; b++) {
+            pageSegments[b] = pages.asSlice((long) b * BLCKSZ, BLCKSZ);
+            tags[b] = -1;
+            ioRefs[b] = IoHandle.NO_WAIT_REF;
+        }
+        this.mapping = new BufferMapping(nbuffers);
+        // PostgreSQL special-cases io_method=sync: StartReadBuffers starts nothing (it may give
+        // advice), WaitReadBuffers reads. Same here.
+        this.deferReads = "sync".equals(aio.method().name());
+    }
+
+    public BufMgrSettings settings() {
+        return settings;
+    }
+
+    public StorageManager storage() {
+        return smgr;
+    }
+
+    public AioContext aio() {
+        return aio;
+    }
+
+    public IoMethod method() {
+        return aio.method();
+    }
+
+    public StatIo stats() {
+        return stats;
+    }
+
+    public int nbuffers() {
+        return nbuffers;
+    }
+
+    /** True when reads are executed in the wait phase (io_method=sync), as PostgreSQL does. */
+    public boolean defersReads() {
+        return deferReads;
+    }
+
+    /** Opens a session for the calling thread. */
+    public BufferSession openSession(String kind) {
+        return new BufferSession(this, aio.openSession(kind), stats.kind(kind));
+    }
+
+    /** A ring of the given type, sized by PostgreSQL 18's rules. */
+    public BufferAccessStrategy strategy(BufferAccessStrategy.Type type) {
+        return new BufferAccessStrategy(type, BufferAccessStrategy.ringSize(type, settings));
+    }
+
+    // ------------------------------------------------------------------ descriptors
+
+    /** The page of buffer {@code buf}. Valid while the caller holds a pin. */
+    public MemorySegment page(int buf) {
+        return pageSegments[buf];
+    }
+
+    /** Native address of buffer {@code buf}'s page. */
+    long pageAddress(int buf) {
+        return pages.address() + (long) buf * BLCKSZ;
+    }
+
+    long state(int buf) {
+        return (long) LONGS.getVolatile(states, buf);
+    }
+
+    boolean casState(int buf, long expect, long update) {
+        return LONGS.compareAndSet(states, buf, expect, update);
+    }
+
+    static long tagKey(SmgrRelation rel, long block) {
+        return ((long) rel.id() << 40) | (block & 0xFF_FFFF_FFFFL);
+    }
+
+    static long tagBlock(long tag) {
+        return tag & 0xFF_FFFF_FFFFL;
+    }
+
+    static int tagRelation(long tag) {
+        return (int) (tag >>> 40);
+    }
+
+    public static int refcount(long state) {
+        return (int) (state & REFCOUNT_MASK);
+    }
+
+    static int usage(long state) {
+        return (int) ((state & USAGE_MASK) >>> USAGE_SHIFT);
+    }
+
+    /** Whether buffer {@code buf} holds a valid page (for tests and views). */
+    public boolean isValid(int buf) {
+        return (state(buf) & VALID) != 0;
+    }
+
+    /** Current pin count of buffer {@code buf} (for tests and views). */
+    public int pinCount(int buf) {
+        return refcount(state(buf));
+    }
+
+    /** Number of buffers pinned by anyone (for tests: zero when nothing leaks). */
+    public int pinnedBuffers() {
+        int n = 0;
+        for (int b = 0; b < nbuffers; b++) {
+            if (refcount(state(b)) > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ pinning
+
+    /**
+     * Pins {@code buf} if it still holds {@code key}; bumps the usage count (to at most 1 for ring
+     * buffers). Returns false, holding no pin, if the buffer was retagged in between.
+     */
+    boolean pinIfTagged(int buf, long key, boolean ring) {
+        for (;;) {
+            long s = state(buf);
+            long n = s + REFCOUNT_ONE;
+            int usage = usage(s);
+            if (usage < (ring ? 1 : MAX_USAGE)) {
+                n += USAGE_ONE;
+            }
+            if (casState(buf, s, n)) {
+                break;
+            }
+            Thread.onSpinWait();
+        }
+        // The CAS above (volatile) orders this read after the pin: an evictor can no longer retag.
+        if ((state(buf) & TAG_VALID) != 0 && tags[buf] == key) {
+            return true;
+        }
+        unpin(buf);
+        return false;
+    }
+
+    /** Adds a pin to a buffer the caller already pins (the AIO pin). */
+    void pinAgain(int buf) {
+        for (;;) {
+            long s = state(buf);
+            if (casState(buf, s, s + REFCOUNT_ONE)) {
+                return;
+            }
+        }
+    }
+
+    void unpin(int buf) {
+        for (;;) {
+            long s = state(buf);
+            if (refcount(s) == 0) {
+                throw new IllegalStateException("buffer " + buf + " unpinned more often than pinned");
+            }
+            if (casState(buf, s, s - REFCOUNT_ONE)) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Pins the buffer for {@code block} of {@code rel}, finding it in the pool or claiming a
+     * victim and retagging it (PostgreSQL's {@code PinBufferForBlock}/{@code BufferAlloc}). The
+     * returned buffer may be VALID (a hit), under I/O, or neither (the caller reads it).
+     */
+    int pinBufferForBlock(BufferSession session, SmgrRelation rel, long block, BufferAccessStrategy strategy)
+            throws PosixException {
+        long key = tagKey(rel, block);
+        boolean ring = strategy != null;
+        for (;;) {
+            int buf = mapping.lookup(key);
+            if (buf >= 0) {
+                if (pinIfTagged(buf, key, ring)) {
+                    return buf;
+                }
+                continue; // retagged meanwhile; look again
+            }
+            int victim = claimVictim(session, strategy);
+            // Publish the tag while nobody can find the buffer (pinned by us, not yet mapped).
+            tags[victim] = key;
+            for (;;) {
+                long s = state(victim);
+                long n = (s & ~(VALID | IO_ERROR | DIRTY | USAGE_MASK)) | TAG_VALID | USAGE_ONE;
+                if (casState(victim, s, n)) {
+                    break;
+                }
+            }
+            int existing = mapping.insertIfAbsent(key, victim);
+            if (existing < 0) {
+                return victim;
+            }
+            // Someone else mapped the block first: give the victim back untagged and use theirs.
+            for (;;) {
+                long s = state(victim);
+                if (casState(victim, s, s & ~(TAG_VALID | USAGE_MASK))) {
+                    break;
+                }
+            }
+            tags[victim] = -1;
+            unpin(victim);
+        }
+    }
+
+    /**
+     * A buffer pinned once by the caller with no tag: from the strategy ring if it can be reused,
+     * else by clock sweep. A valid victim is evicted (written first if dirty).
+     */
+    private int claimVictim(BufferSession session, BufferAccessStrategy strategy) throws PosixException {
+        for (;;) {
+            int buf = -1;
+            boolean reuse = false;
+            if (strategy != null) {
+                strategy.current = (strategy.current + 1) % strategy.ring.length;
+                int candidate = strategy.ring[strategy.current];
+                if (candidate >= 0 && tryPinUnused(candidate, 1)) {
+                    buf = candidate;
+                    reuse = true;
+                }
+            }
+            if (buf < 0) {
+                buf = clockSweep();
+                if (strategy != null) {
+                    strategy.ring[strategy.current] = buf;
+                }
+            }
+            if (evict(session, buf, strategy, reuse)) {
+                return buf;
+            }
+            unpin(buf);
+        }
+    }
+
+    /** Pins {@code buf} if unpinned with usage count at most {@code maxUsage}. */
+    private boolean tryPinUnused(int buf, int maxUsage) {
+        long s = state(buf);
+        return refcount(s) == 0 && usage(s) <= maxUsage && (s & IO_IN_PROGRESS) == 0
+                && casState(buf, s, s + REFCOUNT_ONE);
+    }
+
+    /** PostgreSQL 19's clock sweep: CAS-pin the first unpinned buffer whose usage count is 0. */
+    private int clockSweep() {
+        int tries = nbuffers * (MAX_USAGE + 1) + 1;
+        for (int i = 0; i < tries; i++) {
+            int buf = (int) Math.floorMod(nextVictim.getAndIncrement(), (long) nbuffers);
+            long s = state(buf);
+            if (refcount(s) != 0) {
+                continue;
+            }
+            if (usage(s) > 0) {
+                casState(buf, s, s - USAGE_ONE);
+                continue;
+            }
+            if (casState(buf, s, s + REFCOUNT_ONE)) {
+                return buf;
+            }
+        }
+        throw new IllegalStateException("no unpinned buffers available: all " + nbuffers
+                + " buffers of shared_buffers are pinned (raise shared_buffers or lower effective_io_concurrency)");
+    }
+
+    /**
+     * Removes a pinned victim's old identity. Returns false if someone else pinned it meanwhile
+     * (then the caller picks another).
+     */
+    private boolean evict(BufferSession session, int buf, BufferAccessStrategy strategy, boolean reuse)
+            throws PosixException {
+        long s = state(buf);
+        if ((s & TAG_VALID) == 0) {
+            return true;
+        }
+        if ((s & DIRTY) != 0) {
+            flush(buf);
+            s = state(buf);
+        }
+        if (refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS)) != 0) {
+            return false;
+        }
+        long oldTag = tags[buf];
+        // From "pinned only by us, clean" to untagged; a reader that pins after this sees no tag.
+        if (!casState(buf, s, s & ~(TAG_VALID | VALID | IO_ERROR | USAGE_MASK))) {
+            return false;
+        }
+        mapping.remove(oldTag, buf);
+        tags[buf] = -1;
+        session.countEviction(strategy, reuse);
+        return true;
+    }
+
+    /** Writes a dirty buffer synchronously, with its checksum (the write path of issue 11 replaces this). */
+    private void flush(int buf) throws PosixException {
+        long tag = tags[buf];
+        SmgrRelation rel = smgr.relation(tagRelation(tag));
+        long block = tagBlock(tag);
+        MemorySegment page = page(buf);
+        if (settings.dataChecksums() && !Page.isNew(page)) {
+            Page.setChecksum(page, block);
+        }
+        rel.write(block, page, 1);
+        for (;;) {
+            long s = state(buf);
+            if (casState(buf, s, s & ~DIRTY)) {
+                return;
+            }
+        }
+    }
+
+    /** Marks a pinned, valid buffer dirty. */
+    public void markDirty(int buf) {
+        for (;;) {
+            long s = state(buf);
+            if (refcount(s) == 0 || (s & VALID) == 0) {
+                throw new IllegalStateException("markDirty of buffer " + buf + " that is not pinned and valid");
+            }
+            if (casState(buf, s, s | DIRTY)) {
+                return;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ buffer I/O claims
+
+    static final int IO_READY = 0;
+    static final int IO_DONE = 1;
+    static final int IO_BUSY = 2;
+
+    /**
+     * Claims a pinned buffer for reading (PostgreSQL 19's {@code StartBufferIO}): READY (we set
+     * IO_IN_PROGRESS), DONE (already valid), or BUSY (someone's I/O is in flight; its wait
+     * reference, if published, is in {@code ioRefs[buf]}).
+     */
+    int startBufferIo(int buf) {
+        for (;;) {
+            long s = state(buf);
+            if ((s & IO_IN_PROGRESS) != 0) {
+                return IO_BUSY;
+            }
+            if ((s & VALID) != 0) {
+                return IO_DONE;
+            }
+            if (casState(buf, s, (s | IO_IN_PROGRESS) & ~IO_ERROR)) {
+                return IO_READY;
+            }
+        }
+    }
+
+    /**
+     * Ends a read on {@code buf}: clears IO_IN_PROGRESS, sets VALID or IO_ERROR, drops the AIO
+     * pin, clears the wait reference (PostgreSQL's {@code TerminateBufferIO}). Any thread.
+     */
+    void terminateIo(int buf, boolean valid) {
+        LONGS.setRelease(ioRefs, buf, IoHandle.NO_WAIT_REF);
+        for (;;) {
+            long s = state(buf);
+            long n = (s & ~(IO_IN_PROGRESS | IO_ERROR)) | (valid ? VALID : IO_ERROR);
+            n -= REFCOUNT_ONE;
+            if (casState(buf, s, n)) {
+                return;
+            }
+        }
+    }
+
+    long ioRef(int buf) {
+        return (long) LONGS.getAcquire(ioRefs, buf);
+    }
+
+    void publishIoRef(int buf, long ref) {
+        LONGS.setRelease(ioRefs, buf, ref);
+    }
+
+    /** Number of mapped blocks (for tests). */
+    int mappedBlocks() {
+        return mapping.size();
+    }
+
+    /** Frees the pool's memory. Every session must be closed. */
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

@@ -1,0 +1,335 @@
+package org.pageio.bufmgr;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import org.pageio.api.AioException;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoResult;
+import org.pageio.api.IoSession;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.bufmgr.stats.StatIo.Column;
+import org.pageio.bufmgr.stats.StatIo.IoContext;
+import org.pageio.bufmgr.stats.StatIo.IoObject;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.posix.PosixException;
+
+/**
+ * One thread's access to the buffer pool: its {@link IoSession}, its pins, its statistics row.
+ * The two-phase read API lives here (PostgreSQL's {@code StartReadBuffers} /
+ * {@code WaitReadBuffers}), as does the simple {@link #readBuffer} and read streams.
+ *
+ * <p>Confined to the thread that opened it, like the I/O session it wraps.
+ *
+ * <h2>Reading, and who reads a block</h2>
+ * Only one session ever reads a given block at a time: a session claims a buffer's
+ * IO_IN_PROGRESS by CAS before reading it. A session that finds a buffer under someone else's
+ * read adopts that read's wait reference instead (PostgreSQL 19) and waits for it in
+ * {@code waitReadBuffers}; if that read failed, it reads the block itself. Before blocking, a
+ * session submits its own staged I/O (the AIO core does so in every wait).
+ */
+public final class BufferSession implements AutoCloseable {
+
+    private final BufferPool pool;
+    private final IoSession io;
+    private final StatIo stats;
+    private final int kind;
+    private final SharedBufferReadv readCallback;
+    private final ReadBuffersOperation single;
+    private final int[] singleBuffer = new int[1];
+    private int pins;
+
+    BufferSession(BufferPool pool, IoSession io, int kind) {
+        this.pool = pool;
+        this.io = io;
+        this.stats = pool.stats();
+        this.kind = kind;
+        this.readCallback = new SharedBufferReadv(pool);
+        this.single = new ReadBuffersOperation(this, 1);
+    }
+
+    public BufferPool pool() {
+        return pool;
+    }
+
+    public IoSession io() {
+        return io;
+    }
+
+    /** Pins this session holds now. */
+    public int pinnedCount() {
+        return pins;
+    }
+
+    /** A reusable read operation for up to {@code maxBlocks} blocks. */
+    public ReadBuffersOperation newOperation(int maxBlocks) {
+        return new ReadBuffersOperation(this, maxBlocks);
+    }
+
+    /** The page of a buffer this session pins. */
+    public MemorySegment page(int buf) {
+        return pool.page(buf);
+    }
+
+    /** Opens a read stream; see {@link ReadStream}. */
+    public ReadStream readStream(SmgrRelation rel, ReadStream.BlockCallback callback, int flags,
+            BufferAccessStrategy strategy) {
+        return new ReadStream(this, rel, callback, flags, strategy);
+    }
+
+    // ------------------------------------------------------------------ simple reads
+
+    /**
+     * Returns a pinned, valid buffer holding {@code block} of {@code rel}, reading it if needed.
+     *
+     * @throws IOException naming the relation, block and what failed; nothing stays pinned then
+     */
+    public int readBuffer(SmgrRelation rel, long block, BufferAccessStrategy strategy) throws IOException {
+        ReadBuffersOperation op = single;
+        if (startReadBuffers(op, singleBuffer, 0, 0, rel, block, 1, ReadBuffersOperation.SYNCHRONOUSLY, strategy)) {
+            try {
+                waitReadBuffers(op);
+            } catch (IOException | RuntimeException e) {
+                releaseBuffer(singleBuffer[0]);
+                throw e;
+            }
+        }
+        return singleBuffer[0];
+    }
+
+    /** Drops a pin. */
+    public void releaseBuffer(int buf) {
+        pool.unpin(buf);
+        pins--;
+    }
+
+    /** Marks a buffer this session pins dirty (its page was changed). */
+    public void markDirty(int buf) {
+        pool.markDirty(buf);
+    }
+
+    // ------------------------------------------------------------------ two-phase reads
+
+    /**
+     * Pins buffers for up to {@code nblocks} consecutive blocks from {@code block} into
+     * {@code buffers[offset..]} and starts reading the ones not valid yet (PostgreSQL's
+     * {@code StartReadBuffers}). The first {@code forwarded} entries are already pinned (left
+     * over from a previous call that was cut short) and are used as they are.
+     *
+     * <p>Returns {@code false} when the first block is already valid: then the operation covers
+     * that one block, and nothing needs waiting. Otherwise the operation covers
+     * {@link ReadBuffersOperation#nblocks()} blocks, possibly fewer than asked: the run stops
+     * before a block that is already valid (that buffer stays pinned in the next entry, to be
+     * forwarded) and at a segment boundary. Call {@link #waitReadBuffers} before using them.
+     *
+     * @throws PosixException when a segment file cannot be opened (pins taken here are released)
+     */
+    public boolean startReadBuffers(ReadBuffersOperation op, int[] buffers, int offset, int forwarded, SmgrRelation rel,
+            long block, int nblocks, int flags, BufferAccessStrategy strategy) throws PosixException {
+        int n = Math.min(nblocks, rel.maxCombine(block));
+        BufMgrSettings s = pool.settings();
+        if (s.zeroDamagedPages()) {
+            flags |= ReadBuffersOperation.ZERO_ON_ERROR;
+        }
+        if (s.ignoreChecksumFailure()) {
+            flags |= ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES;
+        }
+        op.rel = rel;
+        op.strategy = strategy;
+        op.flags = flags;
+        op.buffers = buffers;
+        op.offset = offset;
+        op.blockNum = block;
+        op.nblocksDone = 0;
+        op.ownRef = IoHandle.NO_WAIT_REF;
+        op.foreignRef = IoHandle.NO_WAIT_REF;
+        op.readIssued = false;
+        int statBase = StatIo.base(kind, IoObject.RELATION, strategy == null ? IoContext.NORMAL : strategy.context());
+        int i = 0;
+        for (; i < n; i++) {
+            int buf;
+            if (i < forwarded) {
+                buf = buffers[offset + i];
+            } else {
+                try {
+                    buf = pool.pinBufferForBlock(this, rel, block + i, strategy);
+                } catch (PosixException | RuntimeException e) {
+                    for (int j = forwarded; j < i; j++) {
+                        releaseBuffer(buffers[offset + j]);
+                    }
+                    throw e;
+                }
+                pins++;
+                buffers[offset + i] = buf;
+            }
+            if (pool.isValid(buf)) {
+                if (i == 0) {
+                    op.nblocks = 1;
+                    op.nblocksDone = 1;
+                    op.pinnedEntries = Math.max(forwarded, 1);
+                    stats.add(statBase, Column.HITS, 1);
+                    return false;
+                }
+                op.pinnedEntries = Math.max(forwarded, i + 1); // the hit stays pinned, to be forwarded
+                break;
+            }
+        }
+        if (i == n) {
+            op.pinnedEntries = Math.max(forwarded, n);
+        }
+        op.nblocks = i;
+        if (!pool.defersReads()) {
+            asyncReadBuffers(op); // with io_method=sync the wait phase reads, as in PostgreSQL
+        }
+        return true;
+    }
+
+    /**
+     * Finishes a read started by {@link #startReadBuffers}: waits for the I/O (or, with
+     * io_method=sync, performs it), retries the blocks a partial read did not deliver, and reads
+     * blocks whose adopted foreign read failed. Returns whether it had to wait.
+     *
+     * @throws IOException naming the relation, block and what failed (bad page, errno, short
+     *         read); the buffers stay pinned by the caller, not valid
+     */
+    public boolean waitReadBuffers(ReadBuffersOperation op) throws IOException {
+        boolean waited = false;
+        boolean timing = pool.settings().trackIoTiming();
+        int statBase = StatIo.base(kind, IoObject.RELATION, op.strategy == null ? IoContext.NORMAL : op.strategy.context());
+        while (op.nblocksDone < op.nblocks) {
+            if (op.ownRef == IoHandle.NO_WAIT_REF && op.foreignRef == IoHandle.NO_WAIT_REF) {
+                if (pool.defersReads()) {
+                    op.flags |= ReadBuffersOperation.SYNCHRONOUSLY;
+                    waited = true; // synchronous execution counts as a wait (PostgreSQL 19)
+                }
+                asyncReadBuffers(op);
+                continue;
+            }
+            if (op.foreignRef != IoHandle.NO_WAIT_REF) {
+                long ref = op.foreignRef;
+                op.foreignRef = IoHandle.NO_WAIT_REF;
+                if (!io.checkRefDone(ref)) {
+                    long t0 = timing ? System.nanoTime() : 0;
+                    io.awaitRef(ref);
+                    waited = true;
+                    if (timing) {
+                        stats.add(statBase, Column.READ_TIME, System.nanoTime() - t0);
+                    }
+                }
+                int buf = op.buffers[op.offset + op.nblocksDone];
+                if (pool.isValid(buf)) {
+                    op.nblocksDone++;
+                    stats.add(statBase, Column.HITS, 1);
+                }
+                continue; // not valid: the foreign read failed; read it ourselves
+            }
+            long ref = op.ownRef;
+            if (!io.checkRefDone(ref)) {
+                long t0 = timing ? System.nanoTime() : 0;
+                io.awaitRef(ref);
+                waited = true;
+                if (timing) {
+                    stats.add(statBase, Column.READ_TIME, System.nanoTime() - t0);
+                }
+            } else if ((op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
+                waited = true;
+            }
+            op.ownRef = IoHandle.NO_WAIT_REF;
+            long r = op.ret.result();
+            int status = IoResult.status(r);
+            if (status == IoResult.ERROR) {
+                int errno = IoResult.result(r) < 0 ? -IoResult.result(r) : 0;
+                throw new AioException(op.ret.message(), errno, op.ret.failure());
+            }
+            if (status == IoResult.WARNING) {
+                System.getLogger("org.pageio.bufmgr").log(System.Logger.Level.WARNING, op.ret.message());
+            }
+            op.nblocksDone += status == IoResult.PARTIAL ? IoResult.result(r) : op.ioBlocks;
+        }
+        return waited;
+    }
+
+    /**
+     * Starts one I/O for the first not-done blocks of {@code op} (PostgreSQL's
+     * {@code AsyncReadBuffers}): handle first (never block while holding a claimed buffer),
+     * then claim the head buffer (or adopt its in-flight read, or count it done), then extend
+     * the I/O over the following buffers that can be claimed without waiting.
+     */
+    private void asyncReadBuffers(ReadBuffersOperation op) throws PosixException {
+        int first = op.nblocksDone;
+        long block = op.blockNum + first;
+        int fd = op.rel.fd(block); // fails cleanly, naming the file, before any state changes
+        IoHandle h = io.acquireNb();
+        if (h == null) {
+            io.submitStaged();
+            h = io.acquire();
+        }
+        int head = op.buffers[op.offset + first];
+        for (;;) {
+            int claim = pool.startBufferIo(head);
+            if (claim == BufferPool.IO_DONE) {
+                h.release();
+                op.nblocksDone++;
+                stats.add(statBase(op), Column.HITS, 1);
+                return;
+            }
+            if (claim == BufferPool.IO_BUSY) {
+                long ref = pool.ioRef(head);
+                if (ref != IoHandle.NO_WAIT_REF) {
+                    h.release();
+                    op.foreignRef = ref;
+                    return;
+                }
+                Thread.onSpinWait(); // claimed, wait reference not yet published: a short window
+                continue;
+            }
+            break;
+        }
+        int n = 1;
+        op.addresses[0] = pool.pageAddress(head);
+        h.setHandleData(0, head);
+        int max = Math.min(op.nblocks - first, op.addresses.length);
+        while (n < max) {
+            int buf = op.buffers[op.offset + first + n];
+            if (pool.startBufferIo(buf) != BufferPool.IO_READY) {
+                break;
+            }
+            op.addresses[n] = pool.pageAddress(buf);
+            h.setHandleData(n, buf);
+            n++;
+        }
+        h.setReturn(op.ret).addCallback(readCallback, op.flags);
+        if ((op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
+            h.setFlags(IoHandle.FLAG_SYNCHRONOUS);
+        }
+        op.ownRef = h.waitRef();
+        op.ioBlocks = n;
+        op.readIssued = true;
+        int base = statBase(op);
+        stats.add(base, Column.READS, 1);
+        stats.add(base, Column.READ_BYTES, (long) n * BufferPool.BLCKSZ);
+        op.rel.startReadv(h, fd, block, op.addresses, n);
+    }
+
+    private int statBase(ReadBuffersOperation op) {
+        return StatIo.base(kind, IoObject.RELATION, op.strategy == null ? IoContext.NORMAL : op.strategy.context());
+    }
+
+    void countEviction(BufferAccessStrategy strategy, boolean reuse) {
+        int base = StatIo.base(kind, IoObject.RELATION, strategy == null ? IoContext.NORMAL : strategy.context());
+        stats.add(base, reuse ? Column.REUSES : Column.EVICTIONS, 1);
+    }
+
+    /**
+     * Closes the session: waits for its I/O and closes the I/O session.
+     *
+     * @throws IllegalStateException if pins are still held (they leak otherwise), after closing
+     */
+    @Override
+    public void close() {
+        io.close();
+        if (pins != 0) {
+            throw new IllegalStateException("buffer session closed with " + pins + " buffer pin(s) still held");
+        }
+    }
+}

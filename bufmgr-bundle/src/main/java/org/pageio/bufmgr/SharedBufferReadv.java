@@ -1,0 +1,144 @@
+package org.pageio.bufmgr;
+
+import java.lang.foreign.MemorySegment;
+import org.pageio.api.IoCallback;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoResult;
+import org.pageio.api.IoReturn;
+import org.pageio.bufmgr.page.PageVerifier;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+
+/**
+ * The buffer manager's completion callback on a read (PostgreSQL's
+ * {@code shared_buffer_readv_*}). Registered before the storage manager's {@code md_readv}, so it
+ * runs after it and receives whole blocks read.
+ *
+ * <ul>
+ *   <li>stage (issuer): each buffer gets an extra pin owned by the I/O and publishes the I/O's
+ *       wait reference, so other sessions can wait on it and the buffer cannot be evicted
+ *       while the kernel writes into it, even if the issuer gives up.</li>
+ *   <li>completeShared (any thread): verifies each page read (header and checksum), sets VALID,
+ *       or zeroes it ({@link ReadBuffersOperation#ZERO_ON_ERROR}), or accepts a bad checksum
+ *       ({@link ReadBuffersOperation#IGNORE_CHECKSUM_FAILURES}), or marks IO_ERROR; buffers past
+ *       a partial read get IO_ERROR so that the issuer reads them again. Never throws, never
+ *       allocates on success.</li>
+ * </ul>
+ *
+ * Error data (26 bits): first damaged page's offset in the I/O (7), its verification code (3),
+ * pages failed (7), pages zeroed (7), any checksum ignored (1).
+ */
+final class SharedBufferReadv implements IoCallback {
+
+    private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
+
+    private final BufferPool pool;
+
+    SharedBufferReadv(BufferPool pool) {
+        this.pool = pool;
+    }
+
+    @Override
+    public String name() {
+        return "shared_buffer_readv";
+    }
+
+    @Override
+    public void stage(IoHandle h, int flags) {
+        long ref = h.waitRef();
+        for (int i = 0, n = h.handleDataLength(); i < n; i++) {
+            int buf = (int) h.handleData(i);
+            pool.pinAgain(buf);
+            pool.publishIoRef(buf, ref);
+        }
+    }
+
+    @Override
+    public long completeShared(IoHandle h, long result, int flags) {
+        int status = IoResult.status(result);
+        int blocksRead = status == IoResult.OK || status == IoResult.PARTIAL ? IoResult.result(result) : 0;
+        boolean checksums = pool.settings().dataChecksums();
+        int failed = 0;
+        int zeroed = 0;
+        int ignored = 0;
+        int firstBad = -1;
+        int firstCode = 0;
+        for (int i = 0, n = h.handleDataLength(); i < n; i++) {
+            int buf = (int) h.handleData(i);
+            if (i >= blocksRead) {
+                pool.terminateIo(buf, false);
+                continue;
+            }
+            MemorySegment page = pool.page(buf);
+            long block = BufferPool.tagBlock(pool.tags[buf]);
+            int code = PageVerifier.verify(page, block, checksums);
+            if (code == PageVerifier.VALID || code == PageVerifier.VALID_ZERO) {
+                pool.terminateIo(buf, true);
+                continue;
+            }
+            if (firstBad < 0) {
+                firstBad = i;
+                firstCode = code;
+            }
+            logDamage(h, block, page, code, flags); // before zeroing: the message describes the damage
+            if (code == PageVerifier.BAD_CHECKSUM && (flags & ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES) != 0) {
+                ignored++;
+                pool.terminateIo(buf, true);
+            } else if ((flags & ReadBuffersOperation.ZERO_ON_ERROR) != 0) {
+                page.fill((byte) 0);
+                zeroed++;
+                pool.terminateIo(buf, true);
+            } else {
+                failed++;
+                pool.terminateIo(buf, false);
+            }
+        }
+        if (firstBad < 0) {
+            return result;
+        }
+        int data = (firstBad & 0x7F) | ((firstCode & 0x7) << 7) | (Math.min(failed, 127) << 10)
+                | (Math.min(zeroed, 127) << 17) | ((ignored > 0 ? 1 : 0) << 24);
+        return IoResult.withStatus(result, failed > 0 ? IoResult.ERROR : IoResult.WARNING, data);
+    }
+
+    /** Logged at once, as PostgreSQL logs in the completion path: the issuer may never look. */
+    private void logDamage(IoHandle h, long block, MemorySegment page, int code, int flags) {
+        try {
+            if (!LOG.isLoggable(System.Logger.Level.WARNING)) {
+                return;
+            }
+            String action = (flags & ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES) != 0 && code == PageVerifier.BAD_CHECKSUM
+                    ? "; using it anyway (ignore_checksum_failure)"
+                    : (flags & ReadBuffersOperation.ZERO_ON_ERROR) != 0 ? "; zeroing out page (zero_damaged_pages)" : "";
+            LOG.log(System.Logger.Level.WARNING, "page verification failed: "
+                    + h.target().describe(SmgrRelation.targetData(block, 1)) + ": "
+                    + PageVerifier.describe(code, page, block) + action);
+        } catch (Throwable ignore) {
+            // logging must never break completion
+        }
+    }
+
+    @Override
+    public String report(IoReturn ret) {
+        long r = ret.result();
+        int data = IoResult.errorData(r);
+        int offset = data & 0x7F;
+        int code = (data >>> 7) & 0x7;
+        int failed = (data >>> 10) & 0x7F;
+        int zeroed = (data >>> 17) & 0x7F;
+        boolean ignored = ((data >>> 24) & 1) != 0;
+        String what = code == PageVerifier.BAD_CHECKSUM ? "page checksum mismatch" : "invalid page header";
+        long block = SmgrRelation.targetBlock(ret.targetData()) + offset;
+        String where = ret.target().describe(SmgrRelation.targetData(block, 1));
+        if (IoResult.status(r) == IoResult.ERROR) {
+            return "invalid page in " + where + ": " + what + (failed > 1 ? " (" + failed + " pages failed)" : "")
+                    + "; the buffer is not valid. Set zero_damaged_pages = on to read on past damaged pages (their content is lost)";
+        }
+        if (zeroed > 0) {
+            return "invalid page in " + where + ": " + what + "; zeroed out " + zeroed + " page(s) (zero_damaged_pages)";
+        }
+        if (ignored) {
+            return "ignoring checksum failure in " + where + " (ignore_checksum_failure)";
+        }
+        return null;
+    }
+}

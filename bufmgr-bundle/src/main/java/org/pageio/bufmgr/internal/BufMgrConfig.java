@@ -1,0 +1,49 @@
+package org.pageio.bufmgr.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * The buffer manager's configuration (PID {@code org.pageio.bufmgr}), with PostgreSQL's names:
+ * a double underscore in a method name stands for one underscore in the property name.
+ */
+@ObjectClassDefinition(name = "pageio buffer manager", description = "Shared buffers, I/O combining and concurrency, "
+        + "as PostgreSQL names them. Changes restart the buffer manager.")
+public @interface BufMgrConfig {
+
+    @AttributeDefinition(name = "shared_buffers", description = "Buffer pool size in 8 kB blocks (16384 = 128MB)", min = "16")
+    int shared__buffers() default 16384;
+
+    @AttributeDefinition(name = "effective_io_concurrency", min = "0", max = "1000")
+    int effective__io__concurrency() default 16;
+
+    @AttributeDefinition(name = "maintenance_io_concurrency", min = "0", max = "1000")
+    int maintenance__io__concurrency() default 16;
+
+    @AttributeDefinition(name = "io_combine_limit", description = "Largest combined read, in 8 kB blocks", min = "1", max = "128")
+    int io__combine__limit() default 16;
+
+    @AttributeDefinition(name = "io_max_combine_limit", description = "Restart needed; in 8 kB blocks", min = "1", max = "128")
+    int io__max__combine__limit() default 16;
+
+    @AttributeDefinition(name = "io_max_concurrency", description = "-1 = automatic", min = "-1", max = "1024")
+    int io__max__concurrency() default -1;
+
+    @AttributeDefinition(name = "zero_damaged_pages")
+    boolean zero__damaged__pages() default false;
+
+    @AttributeDefinition(name = "ignore_checksum_failure")
+    boolean ignore__checksum__failure() default false;
+
+    @AttributeDefinition(name = "track_io_timing")
+    boolean track__io__timing() default false;
+
+    @AttributeDefinition(name = "read_stream_lookahead", options = {
+        @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 18", value = "pg18"),
+        @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 19", value = "pg19")})
+    String read__stream__lookahead() default "pg19";
+
+    @AttributeDefinition(name = "io_method target", description = "Which I/O method service the pool binds "
+            + "(set from the io_method setting)")
+    String ioMethod_target() default "(io.method=sync)";
+}

@@ -1,0 +1,281 @@
+package org.pageio.bufmgr.smgr;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoTarget;
+import org.pageio.posix.CallState;
+import org.pageio.posix.Errno;
+import org.pageio.posix.OpenFlags;
+import org.pageio.posix.Posix;
+import org.pageio.posix.PosixException;
+
+/**
+ * One relation's files (PostgreSQL's {@code SMgrRelation} + md.c): block → (segment, offset),
+ * lazily opened segment descriptors, extension, size, and starting vectored reads on an AIO
+ * handle. Also the handle's {@link IoTarget}: the target data packs the first block and the
+ * block count of an I/O, so a message can name them.
+ *
+ * <p>Thread-safe. The descriptor table is copy-on-grow behind a volatile reference: lookups on
+ * the read path take no lock; opening a segment takes this relation's lock.
+ */
+public final class SmgrRelation implements IoTarget {
+
+    static final int MAX_RELATIONS = 1 << 22;
+    private static final int BLCKSZ = StorageManager.BLCKSZ;
+
+    private final StorageManager smgr;
+    private final int id;
+    private final RelFileLocator locator;
+    private final Tablespace tablespace;
+    private final Path basePath;
+    private final long segmentBlocks;
+    /** Segment descriptors, -1 = not open. Replaced (never mutated after publication) under {@code this}. */
+    private volatile int[] fds = new int[0];
+
+    SmgrRelation(StorageManager smgr, int id, RelFileLocator locator, Tablespace tablespace) {
+        this.smgr = smgr;
+        this.id = id;
+        this.locator = locator;
+        this.tablespace = tablespace;
+        this.basePath = tablespace.directory().resolve(Long.toString(locator.relNumber()));
+        this.segmentBlocks = smgr.segmentBlocks();
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public RelFileLocator locator() {
+        return locator;
+    }
+
+    public Tablespace tablespace() {
+        return tablespace;
+    }
+
+    public long segmentBlocks() {
+        return segmentBlocks;
+    }
+
+    /** The file that holds {@code block}. */
+    public Path segmentPath(long block) {
+        long seg = block / segmentBlocks;
+        return seg == 0 ? basePath : basePath.resolveSibling(basePath.getFileName() + "." + seg);
+    }
+
+    /** Byte offset of {@code block} in its segment file. */
+    public long segmentOffset(long block) {
+        return (block % segmentBlocks) * BLCKSZ;
+    }
+
+    /** How many blocks from {@code block} one I/O may cover without crossing a segment (mdmaxcombine). */
+    public int maxCombine(long block) {
+        return (int) Math.min(Integer.MAX_VALUE, segmentBlocks - block % segmentBlocks);
+    }
+
+    public boolean exists() {
+        return Files.exists(basePath);
+    }
+
+    /** Creates the first segment file if it does not exist. */
+    public void create() throws PosixException {
+        fd(0, true);
+    }
+
+    /**
+     * Number of blocks: full segments plus the last one's size. A trailing partial block does
+     * not count. Reads the file sizes each time.
+     */
+    public long nblocks() throws PosixException {
+        long blocks = 0;
+        for (long seg = 0; ; seg++) {
+            Path p = segmentPath(seg * segmentBlocks);
+            long size;
+            try {
+                size = Files.size(p);
+            } catch (NoSuchFileException e) {
+                if (seg == 0) {
+                    throw new PosixException("stat", p, Errno.ENOENT, "relation " + this + " does not exist");
+                }
+                return blocks;
+            } catch (IOException e) {
+                throw new PosixException("stat", p, Errno.EIO, e.getMessage());
+            }
+            long inSeg = size / BLCKSZ;
+            blocks += Math.min(inSeg, segmentBlocks);
+            if (inSeg < segmentBlocks) {
+                return blocks;
+            }
+        }
+    }
+
+    /**
+     * The descriptor of the segment that holds {@code block}, opening it if needed.
+     *
+     * @throws PosixException naming the file and the block when the segment cannot be opened
+     */
+    public int fd(long block) throws PosixException {
+        return fd(block, false);
+    }
+
+    private int fd(long block, boolean create) throws PosixException {
+        int seg = (int) (block / segmentBlocks);
+        int[] f = fds;
+        if (seg < f.length && f[seg] >= 0) {
+            return f[seg];
+        }
+        synchronized (this) {
+            f = fds;
+            if (seg < f.length && f[seg] >= 0) {
+                return f[seg];
+            }
+            Path p = segmentPath(block);
+            int flags = OpenFlags.O_RDWR | (create ? OpenFlags.O_CREAT : 0) | (smgr.directIo() ? OpenFlags.O_DIRECT : 0);
+            int fd;
+            try {
+                fd = Posix.open(p, flags, 0600);
+            } catch (PosixException e) {
+                throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
+                        + ", needed for block " + block);
+            }
+            int[] grown = java.util.Arrays.copyOf(f, Math.max(f.length, seg + 1));
+            for (int i = f.length; i < grown.length; i++) {
+                grown[i] = -1;
+            }
+            grown[seg] = fd;
+            fds = grown; // volatile publication
+            return fd;
+        }
+    }
+
+    /**
+     * Writes {@code n} pages from {@code src} at {@code block} synchronously, creating segment
+     * files as needed (relation extension, and writes outside the buffer pool such as tests and
+     * bulk loads). Splits at segment boundaries; loops on short writes.
+     */
+    public void write(long block, MemorySegment src, int n) throws PosixException {
+        try (Arena a = Arena.ofConfined()) {
+            CallState cs = CallState.allocate(a);
+            long done = 0;
+            while (done < n) {
+                long b = block + done;
+                int chunk = (int) Math.min(n - done, maxCombine(b));
+                int fd = fd(b, true);
+                long off = segmentOffset(b);
+                long len = (long) chunk * BLCKSZ;
+                long pos = 0;
+                while (pos < len) {
+                    long r = Posix.pwrite(cs, fd, src.asSlice(done * BLCKSZ + pos, len - pos), len - pos, off + pos);
+                    if (r < 0) {
+                        throw new PosixException("pwrite", segmentPath(b), (int) -r,
+                                "blocks " + b + ".." + (b + chunk - 1) + " of relation " + this);
+                    }
+                    pos += r;
+                }
+                done += chunk;
+            }
+        }
+    }
+
+    /** fsyncs every open segment. */
+    public void sync() throws PosixException {
+        int[] f = fds;
+        for (int seg = 0; seg < f.length; seg++) {
+            if (f[seg] >= 0) {
+                Posix.fsyncOrThrow(f[seg], segmentPath(seg * segmentBlocks));
+            }
+        }
+    }
+
+    /**
+     * Starts a vectored read of {@code nblocks} blocks from {@code block} into the pages at
+     * {@code addresses[0..nblocks)} on a handed-out handle (PostgreSQL's {@code mdstartreadv}):
+     * pages adjacent in memory become one iovec, the target is set, the {@link MdReadv} callback is
+     * registered, and the read starts. The read must not cross a segment boundary.
+     * Issuer thread; no allocation.
+     */
+    public void startReadv(IoHandle h, int fd, long block, long[] addresses, int nblocks) {
+        if (nblocks < 1 || nblocks > maxCombine(block)) {
+            throw new IllegalArgumentException("read of " + nblocks + " blocks from block " + block + " of relation " + this
+                    + " would cross a segment boundary (segment size " + segmentBlocks + " blocks)");
+        }
+        int iov = 0;
+        long start = addresses[0];
+        long len = BLCKSZ;
+        for (int i = 1; i < nblocks; i++) {
+            if (addresses[i] == start + len) {
+                len += BLCKSZ;
+            } else {
+                h.setIovec(iov++, start, len);
+                start = addresses[i];
+                len = BLCKSZ;
+            }
+        }
+        h.setIovec(iov++, start, len);
+        h.setTarget(this, targetData(block, nblocks));
+        if (!smgr.directIo()) {
+            h.setFlags(IoHandle.FLAG_BUFFERED);
+        }
+        h.addCallback(MdReadv.INSTANCE, 0);
+        h.startReadv(fd, iov, segmentOffset(block));
+    }
+
+    /** Target data of an I/O of {@code nblocks} blocks from {@code block}. */
+    public static long targetData(long block, int nblocks) {
+        return (block & 0xFF_FFFF_FFFFL) | ((long) nblocks << 40);
+    }
+
+    /** First block of an I/O, from its target data. */
+    public static long targetBlock(long targetData) {
+        return targetData & 0xFF_FFFF_FFFFL;
+    }
+
+    /** Block count of an I/O, from its target data. */
+    public static int targetBlocks(long targetData) {
+        return (int) (targetData >>> 40);
+    }
+
+    /** Messages: {@code blocks 8..15 of relation pg_default/16384 (file /…/base/16384.1)}. */
+    @Override
+    public String describe(long targetData) {
+        long first = targetBlock(targetData);
+        int n = targetBlocks(targetData);
+        String blocks = n <= 1 ? "block " + first : "blocks " + first + ".." + (first + n - 1);
+        return blocks + " of relation " + this + " fork main (file " + segmentPath(first) + ")";
+    }
+
+    /** Closes the open segment files. Callers make sure no I/O is in flight on them. */
+    public synchronized void close() {
+        int[] f = fds;
+        fds = new int[0];
+        for (int seg = 0; seg < f.length; seg++) {
+            if (f[seg] >= 0) {
+                try {
+                    Posix.close(f[seg], segmentPath(seg * segmentBlocks));
+                } catch (PosixException e) {
+                    // close errors on read-only use are not actionable; the next open reports real problems
+                }
+            }
+        }
+    }
+
+    /** Closes and deletes every segment file. */
+    public void unlink() throws IOException {
+        close();
+        for (long seg = 0; ; seg++) {
+            if (!Files.deleteIfExists(segmentPath(seg * segmentBlocks))) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return locator.toString();
+    }
+}

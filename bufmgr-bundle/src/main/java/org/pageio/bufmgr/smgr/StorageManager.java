@@ -1,0 +1,143 @@
+package org.pageio.bufmgr.smgr;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The storage manager (PostgreSQL's smgr/md): relations as files of {@link #BLCKSZ}-byte blocks
+ * split into segments of {@link #segmentBlocks()} blocks ({@code <relNumber>},
+ * {@code <relNumber>.1}, …) in tablespace directories. The default tablespace is
+ * {@code <data>/base}; others live under {@code <data>/pg_tblspc/<name>} unless given a
+ * location.
+ *
+ * <p>Relation and tablespace names are validated so that no path built here leaves its
+ * tablespace directory. Thread-safe.
+ */
+public final class StorageManager implements AutoCloseable {
+
+    /** Block size, PostgreSQL's BLCKSZ. */
+    public static final int BLCKSZ = 8192;
+    /** Default segment size in blocks: 1 GiB, PostgreSQL's RELSEG_SIZE. */
+    public static final long DEFAULT_SEGMENT_BLOCKS = 131072;
+    public static final String DEFAULT_TABLESPACE = "pg_default";
+
+    private final Path dataDirectory;
+    private final long segmentBlocks;
+    private final boolean directIo;
+    private final Map<String, Tablespace> tablespaces = new ConcurrentHashMap<>();
+    private final Map<RelFileLocator, SmgrRelation> relations = new ConcurrentHashMap<>();
+    private final List<SmgrRelation> byId = new ArrayList<>();
+
+    /**
+     * @param dataDirectory the data directory; created if missing
+     * @param segmentBlocks blocks per segment file (tests use small values to cross boundaries)
+     * @param directIo      open relation files with O_DIRECT
+     */
+    public StorageManager(Path dataDirectory, long segmentBlocks, boolean directIo) {
+        if (segmentBlocks < 1 || segmentBlocks > DEFAULT_SEGMENT_BLOCKS * 64) {
+            throw new IllegalArgumentException("segment size " + segmentBlocks + " blocks is out of range: valid values are 1.."
+                    + DEFAULT_SEGMENT_BLOCKS * 64);
+        }
+        this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
+        this.segmentBlocks = segmentBlocks;
+        this.directIo = directIo;
+        Path base = this.dataDirectory.resolve("base");
+        createDirectories(base);
+        tablespaces.put(DEFAULT_TABLESPACE, new Tablespace(DEFAULT_TABLESPACE, base, Tablespace.INHERIT, Tablespace.INHERIT));
+    }
+
+    public Path dataDirectory() {
+        return dataDirectory;
+    }
+
+    public long segmentBlocks() {
+        return segmentBlocks;
+    }
+
+    public boolean directIo() {
+        return directIo;
+    }
+
+    /**
+     * Creates (or redefines the overrides of) a tablespace. With {@code location == null} it lives
+     * in {@code <data>/pg_tblspc/<name>}; a location must be an absolute path an administrator
+     * chose (other storage), as in PostgreSQL's {@code CREATE TABLESPACE … LOCATION}.
+     */
+    public Tablespace createTablespace(String name, Path location, int effectiveIoConcurrency, int maintenanceIoConcurrency) {
+        Tablespace.checkName(name);
+        Path dir;
+        if (location == null) {
+            dir = dataDirectory.resolve("pg_tblspc").resolve(name);
+        } else if (!location.isAbsolute()) {
+            throw new IllegalArgumentException("tablespace location \"" + location + "\" must be an absolute path");
+        } else {
+            dir = location;
+        }
+        createDirectories(dir);
+        Tablespace ts = new Tablespace(name, dir, effectiveIoConcurrency, maintenanceIoConcurrency);
+        tablespaces.put(name, ts);
+        return ts;
+    }
+
+    /** The tablespace of that name; fails naming the known ones if there is none. */
+    public Tablespace tablespace(String name) {
+        Tablespace ts = tablespaces.get(name);
+        if (ts == null) {
+            throw new IllegalArgumentException("tablespace \"" + name + "\" does not exist; known: " + tablespaces.keySet());
+        }
+        return ts;
+    }
+
+    /** The relation's storage handle (files are opened lazily, created by {@link SmgrRelation#create()}). */
+    public SmgrRelation open(RelFileLocator locator) {
+        SmgrRelation r = relations.get(locator);
+        if (r != null) {
+            return r;
+        }
+        synchronized (byId) {
+            r = relations.get(locator);
+            if (r == null) {
+                if (byId.size() >= SmgrRelation.MAX_RELATIONS) {
+                    throw new IllegalStateException("too many open relations (" + byId.size() + ")");
+                }
+                r = new SmgrRelation(this, byId.size(), locator, tablespace(locator.tablespace()));
+                byId.add(r);
+                relations.put(locator, r);
+            }
+            return r;
+        }
+    }
+
+    /** The relation with this small id (buffer tags store ids, not objects). */
+    public SmgrRelation relation(int id) {
+        synchronized (byId) {
+            return byId.get(id);
+        }
+    }
+
+    /** Closes every open file. */
+    @Override
+    public void close() {
+        List<SmgrRelation> all;
+        synchronized (byId) {
+            all = new ArrayList<>(byId);
+        }
+        for (SmgrRelation r : all) {
+            r.close();
+        }
+    }
+
+    private static void createDirectories(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create directory " + dir + ": " + e.getMessage(), e);
+        }
+    }
+}

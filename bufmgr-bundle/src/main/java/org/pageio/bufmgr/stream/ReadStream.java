@@ -1,0 +1,437 @@
+package org.pageio.bufmgr.stream;
+
+import java.io.IOException;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.ReadBuffersOperation;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.Tablespace;
+import org.pageio.posix.Fadvise;
+import org.pageio.posix.Posix;
+import org.pageio.posix.PosixException;
+
+/**
+ * A read stream (PostgreSQL's read_stream.c): block numbers in, from a callback; pinned buffers
+ * out, in the same order. It looks ahead, starting reads before the consumer needs them, and
+ * combines adjacent blocks into one read of up to {@code io_combine_limit} blocks.
+ *
+ * <h2>Look-ahead</h2>
+ * {@code read_stream_lookahead = pg18}: one distance, starting at 1, doubled after consuming a
+ * buffer whose read needed I/O, decremented on a hit. {@code pg19}: a read-ahead distance that
+ * doubles only when a read had to wait (synchronous execution counts), a combine distance that
+ * doubles after any I/O, and a decay hold-off of {@code max_pinned_buffers} hits after any I/O
+ * before either shrinks. At most {@code max_ios} reads are in flight
+ * ({@code effective_io_concurrency}, or {@code maintenance_io_concurrency} with
+ * {@link #MAINTENANCE}, with the tablespace's override) and at most
+ * {@code (max_ios + 1) × io_combine_limit} buffers are pinned, capped by the strategy ring and the
+ * session's share of {@code shared_buffers}.
+ *
+ * <h2>Queue</h2>
+ * A circular array of pinned buffer ids of {@code max_pinned + 1} slots plus an overflow zone of
+ * {@code io_combine_limit - 1}, so a combined read always fills a contiguous slice; what lands in
+ * the overflow zone is copied to the front. Per-buffer data (one {@code long} per slot) travels
+ * with its block.
+ *
+ * <h2>Early end</h2>
+ * {@link #close()} and {@link #reset()} return at once: pins are dropped, reads in flight finish
+ * in the background (their buffers hold the I/O's own pin and become valid for later readers),
+ * and their handles are reclaimed by the session later. Nothing leaks.
+ *
+ * <p>Owned by the session's thread. No allocation per block.
+ */
+public final class ReadStream implements AutoCloseable {
+
+    /** Use {@code maintenance_io_concurrency}. */
+    public static final int MAINTENANCE = 1;
+    /** The access pattern is sequential: no fadvise advice (io_method=sync only). */
+    public static final int SEQUENTIAL = 2;
+    /** Skip ramp-up: start at full combine size. */
+    public static final int FULL = 4;
+    /** Run the look-ahead in AIO batch mode (the callback promises not to block on others). */
+    public static final int USE_BATCHING = 8;
+
+    /** What the block callback returns at the end of the stream. */
+    public static final long END = -1L;
+
+    /** Where block numbers come from. Runs in the stream's thread. */
+    @FunctionalInterface
+    public interface BlockCallback {
+        /**
+         * The next block to read, or {@link #END}. May call {@link ReadStream#setPerBufferData} to
+         * attach a value that the consumer sees with this block.
+         */
+        long nextBlock(ReadStream stream);
+    }
+
+    private final BufferSession session;
+    private final SmgrRelation rel;
+    private final BlockCallback callback;
+    private final int flags;
+    private final BufferAccessStrategy strategy;
+    private final boolean pg19;
+    private final boolean advise;
+    private final int ioCombineLimit;
+    private final int maxIos;
+    private final int maxPinned;
+    private final int readFlags;
+
+    private final int queueSize;
+    private final int[] queue;
+    private final long[] data;
+    private ReadBuffersOperation[] ops;
+    private final int[] opQueueIndex;
+    private int oldestIo;
+    private int ios;
+
+    private int oldestBuffer;
+    private int nextBuffer;
+    private int pinned;
+    private int forwarded;
+
+    private long pendingBlock = END;
+    private int pendingLen;
+    private long ungetBlock = END;
+    private long ungetData;
+    private long callbackData;
+    private boolean ended;
+    private long adviceEnd = END;
+
+    // PG 18: distance; PG 19: readahead distance, combine distance, decay hold-off
+    private int distance;
+    private int combineDistance;
+    private int holdoff;
+
+    private long lastData;
+    private final StreamStats stats = new StreamStats();
+
+    /** Use {@link BufferSession#readStream}. */
+    public ReadStream(BufferSession session, SmgrRelation rel, BlockCallback callback, int flags,
+            BufferAccessStrategy strategy) {
+        this.session = session;
+        this.rel = rel;
+        this.callback = callback;
+        this.flags = flags;
+        this.strategy = strategy;
+        BufMgrSettings s = session.pool().settings();
+        this.pg19 = s.readStreamLookahead() == BufMgrSettings.Lookahead.PG19;
+        this.ioCombineLimit = s.effectiveIoCombineLimit();
+        Tablespace ts = rel.tablespace();
+        int concurrency = (flags & MAINTENANCE) != 0
+                ? ts.maintenanceIoConcurrency(s.maintenanceIoConcurrency())
+                : ts.effectiveIoConcurrency(s.effectiveIoConcurrency());
+        this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
+        this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
+        int pins = (maxIos + 1) * ioCombineLimit;
+        pins = Math.min(pins, s.maxProportionalPins());
+        if (strategy != null) {
+            // one less than the ring allows: the consumer still holds the buffer it was given
+            // when the stream looks ahead, and a ring slot it pins cannot be recycled
+            pins = Math.min(pins, strategy.pinLimit() - 1);
+        }
+        this.maxPinned = Math.max(1, pins);
+        this.advise = session.pool().defersReads() && !s.directIo() && (flags & SEQUENTIAL) == 0;
+        this.queueSize = maxPinned + 1;
+        this.queue = new int[queueSize + ioCombineLimit - 1];
+        this.data = new long[queueSize];
+        this.ops = new ReadBuffersOperation[maxIos];
+        this.opQueueIndex = new int[maxIos];
+        for (int i = 0; i < maxIos; i++) {
+            ops[i] = session.newOperation(ioCombineLimit);
+        }
+        int start = (flags & FULL) != 0 ? Math.min(maxPinned, ioCombineLimit) : 1;
+        this.distance = start;
+        this.combineDistance = start;
+        stats.capacity = maxPinned;
+    }
+
+    /** A callback that yields {@code first, first + 1, …, first + count - 1}. */
+    public static BlockCallback blockRange(long first, long count) {
+        return new BlockCallback() {
+            private long next = first;
+
+            @Override
+            public long nextBlock(ReadStream stream) {
+                return next < first + count ? next++ : END;
+            }
+        };
+    }
+
+    /** Inside the block callback: the value the consumer will see with this block. */
+    public void setPerBufferData(long value) {
+        callbackData = value;
+    }
+
+    /** The per-buffer data of the buffer {@link #next()} returned last. */
+    public long perBufferData() {
+        return lastData;
+    }
+
+    /** The most buffers this stream pins at once. */
+    public int maxPinned() {
+        return maxPinned;
+    }
+
+    public int maxIos() {
+        return maxIos;
+    }
+
+    /** Counters for an EXPLAIN-style report. */
+    public StreamStats stats() {
+        return stats;
+    }
+
+    /**
+     * The next pinned buffer, or -1 at the end. The caller owns the pin: release it with
+     * {@link BufferSession#releaseBuffer}.
+     *
+     * @throws IOException naming the relation, block and what failed, when a read fails
+     */
+    public int next() throws IOException {
+        if (pinned == 0) {
+            lookAhead();
+            if (pinned == 0 && pendingLen > 0) {
+                startPendingRead(); // progress is guaranteed even when every budget says wait
+            }
+            if (pinned == 0) {
+                return -1;
+            }
+        }
+        int slot = oldestBuffer;
+        if (ios > 0 && opQueueIndex[oldestIo] == slot) {
+            ReadBuffersOperation op = ops[oldestIo];
+            long t0 = System.nanoTime();
+            boolean waited = session.waitReadBuffers(op);
+            if (waited) {
+                stats.waits++;
+                stats.waitNanos += System.nanoTime() - t0;
+            }
+            oldestIo = (oldestIo + 1) % maxIos;
+            ios--;
+            afterIo(waited);
+        }
+        int buf = queue[slot];
+        lastData = data[slot];
+        stats.returned++;
+        stats.pinnedSum += pinned;
+        stats.pinnedMax = Math.max(stats.pinnedMax, pinned);
+        pinned--;
+        oldestBuffer = (slot + 1) % queueSize;
+        lookAhead();
+        return buf;
+    }
+
+    private void afterIo(boolean waited) {
+        if (pg19) {
+            if (waited) {
+                distance = Math.min(distance * 2, maxPinned);
+            }
+            combineDistance = Math.min(Math.min(combineDistance * 2, ioCombineLimit), maxPinned);
+            holdoff = maxPinned;
+        } else {
+            distance = Math.min(distance * 2, maxPinned);
+        }
+    }
+
+    private void afterHit() {
+        if (pg19) {
+            if (ios > 0) {
+                return;
+            }
+            if (holdoff > 0) {
+                holdoff--;
+            } else {
+                distance = Math.max(1, distance - 1);
+                combineDistance = Math.max(1, combineDistance - 1);
+            }
+        } else if (distance > 1) {
+            distance--;
+        }
+    }
+
+    /** Pulls blocks from the callback and starts reads while the budgets allow. */
+    private void lookAhead() throws IOException {
+        boolean batching = (flags & USE_BATCHING) != 0;
+        if (batching) {
+            session.io().enterBatchMode();
+        }
+        try {
+            for (;;) {
+                if (pendingLen > 0 && issueNow()) {
+                    startPendingRead();
+                    continue;
+                }
+                if (ended || ios >= maxIos || !lookFurther()) {
+                    break;
+                }
+                long block = takeBlock();
+                if (block == END) {
+                    ended = true;
+                    continue;
+                }
+                if (pendingLen > 0 && block == pendingBlock + pendingLen && pendingLen < ioCombineLimit) {
+                    data[(nextBuffer + pendingLen) % queueSize] = callbackData;
+                    pendingLen++;
+                    continue;
+                }
+                if (pendingLen > 0) {
+                    // not adjacent (or full): the pending read must go first
+                    ungetBlock = block;
+                    ungetData = callbackData;
+                    if (ios >= maxIos) {
+                        break;
+                    }
+                    startPendingRead();
+                    continue;
+                }
+                pendingBlock = block;
+                pendingLen = 1;
+                data[nextBuffer] = callbackData;
+            }
+        } finally {
+            if (batching) {
+                session.io().exitBatchMode();
+            }
+        }
+    }
+
+    private long takeBlock() {
+        if (ungetBlock != END) {
+            long b = ungetBlock;
+            ungetBlock = END;
+            callbackData = ungetData;
+            return b;
+        }
+        callbackData = 0;
+        return callback.nextBlock(this);
+    }
+
+    /** Whether to take another block from the callback. */
+    private boolean lookFurther() {
+        if (pendingLen == ioCombineLimit) {
+            return false;
+        }
+        if (pinned + forwarded + pendingLen >= maxPinned) {
+            return false;
+        }
+        if (pg19) {
+            if (pendingLen < combineDistance && pinned == 0) {
+                return true;
+            }
+            return pinned + pendingLen < distance;
+        }
+        return pinned + pendingLen < distance;
+    }
+
+    /** Whether the pending read should start now rather than grow. */
+    private boolean issueNow() {
+        if (ios >= maxIos) {
+            return false;
+        }
+        if (ended || ungetBlock != END || pendingLen >= ioCombineLimit) {
+            return true;
+        }
+        if (pinned + forwarded + pendingLen >= maxPinned) {
+            return true;
+        }
+        if (pg19) {
+            return pendingLen >= combineDistance || (pinned == 0 && !lookFurther());
+        }
+        return pendingLen >= distance && pinned == 0;
+    }
+
+    private void startPendingRead() throws IOException {
+        int idx = nextBuffer;
+        ReadBuffersOperation op = ops[(oldestIo + ios) % maxIos];
+        if (advise) {
+            advise(pendingBlock, pendingLen);
+        }
+        boolean needsWait = session.startReadBuffers(op, queue, idx, forwarded, rel, pendingBlock, pendingLen,
+                readFlags, strategy);
+        int n = op.nblocks();
+        // Entries pinned beyond n (a valid buffer that cut the run short, or earlier forwarded
+        // ones the run did not reach) stay pinned for the next call.
+        forwarded = op.pinnedEntries() - n;
+        if (needsWait) {
+            opQueueIndex[(oldestIo + ios) % maxIos] = idx;
+            ios++;
+            stats.ios++;
+            stats.ioBlocks += n;
+            stats.inProgressSum += ios;
+        } else {
+            stats.hits++;
+            afterHit();
+        }
+        // Entries that landed in the overflow zone go to the front of the queue.
+        for (int i = queueSize; i < idx + n + forwarded; i++) {
+            queue[i - queueSize] = queue[i];
+        }
+        pinned += n;
+        nextBuffer = (idx + n) % queueSize;
+        pendingBlock += n;
+        pendingLen -= n;
+        if (pendingLen == 0) {
+            pendingBlock = END;
+        }
+    }
+
+    /** io_method=sync: tell the kernel what we will read, on random jumps (PostgreSQL's advice). */
+    private void advise(long block, int n) {
+        if (block == adviceEnd) {
+            adviceEnd = block + n; // sequential: the kernel's own read-ahead serves
+            return;
+        }
+        adviceEnd = block + n;
+        try {
+            Posix.fadvise(rel.fd(block), rel.segmentOffset(block), (long) n * 8192, Fadvise.POSIX_FADV_WILLNEED,
+                    rel.segmentPath(block));
+            stats.advice++;
+        } catch (PosixException e) {
+            // advice is a hint; the read itself reports real errors
+        }
+    }
+
+    /**
+     * Drops every pin and forgets pending blocks; reads in flight complete in the background. The
+     * stream can be used again (the callback continues from where it is).
+     */
+    public void reset() {
+        releaseAll();
+        ReadBuffersOperation[] fresh = new ReadBuffersOperation[maxIos];
+        for (int i = 0; i < maxIos; i++) {
+            // An operation whose read is in flight keeps its IoReturn until the session reclaims
+            // the handle: do not reuse it.
+            fresh[i] = session.newOperation(ioCombineLimit);
+        }
+        ops = fresh;
+        ended = false;
+        distance = 1;
+        combineDistance = 1;
+        holdoff = 0;
+    }
+
+    private void releaseAll() {
+        for (int i = 0; i < pinned; i++) {
+            session.releaseBuffer(queue[(oldestBuffer + i) % queueSize]);
+        }
+        for (int i = 0; i < forwarded; i++) {
+            session.releaseBuffer(queue[(oldestBuffer + pinned + i) % queueSize]);
+        }
+        pinned = 0;
+        forwarded = 0;
+        ios = 0;
+        oldestIo = 0;
+        oldestBuffer = 0;
+        nextBuffer = 0;
+        pendingLen = 0;
+        pendingBlock = END;
+        ungetBlock = END;
+    }
+
+    /** Ends the stream at once (a LIMIT): see the class comment. */
+    @Override
+    public void close() {
+        releaseAll();
+        ended = true;
+    }
+}

@@ -1,0 +1,79 @@
+package org.pageio.bufmgr.stream;
+
+/**
+ * A read stream's counters, for an EXPLAIN (ANALYZE, IO)-style report (PostgreSQL 19's
+ * {@code IOStats}): prefetch distance (average and most buffers pinned when a buffer was
+ * returned, and the capacity), I/O count, average I/O size, waits and wait time, and the average
+ * number of I/Os in flight when one was issued. Written by the stream's thread only.
+ */
+public final class StreamStats {
+
+    long capacity;
+    long returned;
+    long pinnedSum;
+    long pinnedMax;
+    long ios;
+    long ioBlocks;
+    long inProgressSum;
+    long waits;
+    long waitNanos;
+    long hits;
+    long advice;
+
+    public long capacity() {
+        return capacity;
+    }
+
+    /** Buffers handed to the consumer. */
+    public long buffersReturned() {
+        return returned;
+    }
+
+    public double averagePrefetchDistance() {
+        return returned == 0 ? 0 : (double) pinnedSum / returned;
+    }
+
+    public long maxPrefetchDistance() {
+        return pinnedMax;
+    }
+
+    /** Reads the stream started (each may combine several blocks). */
+    public long ioCount() {
+        return ios;
+    }
+
+    public double averageIoSizeBlocks() {
+        return ios == 0 ? 0 : (double) ioBlocks / ios;
+    }
+
+    public double averageIosInProgress() {
+        return ios == 0 ? 0 : (double) inProgressSum / ios;
+    }
+
+    /** Times the consumer had to wait for a read (synchronous execution counts). */
+    public long waits() {
+        return waits;
+    }
+
+    public long waitNanos() {
+        return waitNanos;
+    }
+
+    /** Blocks that were already in shared buffers. */
+    public long hits() {
+        return hits;
+    }
+
+    /** posix_fadvise(WILLNEED) calls made (io_method=sync only). */
+    public long adviceCalls() {
+        return advice;
+    }
+
+    @Override
+    public String toString() {
+        return String.format(java.util.Locale.ROOT, "Prefetch: avg=%.2f max=%d capacity=%d%s", averagePrefetchDistance(),
+                pinnedMax, capacity, ios == 0 ? "" : String.format(java.util.Locale.ROOT,
+                        "  I/O: count=%d waits=%d size=%.2f in-progress=%.2f", ios, waits, averageIoSizeBlocks(),
+                        averageIosInProgress()));
+    }
+}
