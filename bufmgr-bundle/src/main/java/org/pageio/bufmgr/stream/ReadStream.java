@@ -331,13 +331,13 @@ public final class ReadStream implements AutoCloseable {
         if (ended || ungetBlock != END || pendingLen >= ioCombineLimit) {
             return true;
         }
-        if (pinned + forwarded + pendingLen >= maxPinned) {
-            return true;
-        }
+        // A full pin budget does not issue a short read (unless nothing is pinned, below): the
+        // pending read waits for the consumer to release pins and keeps growing, as in
+        // PostgreSQL, so reads stay io_combine_limit long.
         if (pg19) {
             return pendingLen >= combineDistance || (pinned == 0 && !lookFurther());
         }
-        return pendingLen >= distance && pinned == 0;
+        return pinned == 0 && (pendingLen >= distance || !lookFurther());
     }
 
     private void startPendingRead() throws IOException {

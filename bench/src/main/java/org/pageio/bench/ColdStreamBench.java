@@ -1,0 +1,162 @@
+package org.pageio.bench;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.page.Page;
+import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.posix.Fadvise;
+import org.pageio.posix.OpenFlags;
+import org.pageio.posix.Posix;
+import org.pageio.posix.Residency;
+
+/**
+ * A cold sequential scan through a read stream (bulk-read ring, as a sequential scan uses) of a
+ * relation larger than shared buffers: every iteration evicts the relation from the OS page
+ * cache (fdatasync, posix_fadvise DONTNEED, then mincore must say 0% resident) and starts with
+ * empty shared buffers. Prints stat_io's reads, read_bytes and bytes per read after each
+ * iteration: issue 3's figure is bytes per read within 10% of io_combine_limit (131072).
+ *
+ * <pre>./pageio bench ColdStreamBench</pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 1)
+@Measurement(iterations = 3)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+public class ColdStreamBench {
+
+    /** Relation size in MiB (at least 256 for the issue's figure). */
+    @Param("256")
+    int mib;
+
+    @Param("sync")
+    String method;
+
+    Path dir;
+    long blocks;
+    StorageManager smgr;
+    SmgrRelation rel;
+    AioContext aio;
+    BufferPool pool;
+    BufferSession session;
+    BufMgrSettings settings;
+
+    @Setup(Level.Trial)
+    public void createRelation() throws IOException {
+        dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "pageio-bench-cold");
+        blocks = mib * 128L;
+        settings = new BufMgrSettings.Builder().build(); // 128MB of shared buffers, as PostgreSQL
+        smgr = new StorageManager(dir, settings.segmentBlocks(), false);
+        rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
+        rel.create();
+        try (Arena a = Arena.ofConfined()) {
+            int chunk = 128;
+            MemorySegment buf = a.allocate(chunk * 8192L, 4096);
+            for (long b = 0; b < blocks; b += chunk) {
+                for (int i = 0; i < chunk; i++) {
+                    MemorySegment page = buf.asSlice(i * 8192L, 8192);
+                    Page.init(page, 0);
+                    Page.setChecksum(page, b + i);
+                }
+                rel.write(b, buf, chunk);
+            }
+        }
+        rel.sync();
+    }
+
+    @Setup(Level.Iteration)
+    public void coldStart() throws IOException {
+        Path file = rel.segmentPath(0);
+        int fd = Posix.open(file, OpenFlags.O_RDONLY, 0);
+        try {
+            Posix.fdatasyncOrThrow(fd, file);
+            Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, file);
+            Residency r = Posix.residency(fd, 0, blocks * 8192, file);
+            if (r.residentPages() != 0) {
+                throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages()
+                        + " pages of " + file + " are still in the page cache");
+            }
+        } finally {
+            Posix.close(fd, file);
+        }
+        aio = AioContext.create(method(), settings.aioConfig());
+        pool = new BufferPool(settings, smgr, aio, new StatIo());
+        session = pool.openSession("client");
+    }
+
+    private IoMethod method() {
+        return switch (method) {
+            case "sync" -> new SyncIoMethod();
+            default -> throw new IllegalArgumentException("unknown method " + method);
+        };
+    }
+
+    @Benchmark
+    public long scan() throws IOException {
+        BufferAccessStrategy ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
+        long n = 0;
+        try (ReadStream s = session.readStream(rel, ReadStream.blockRange(0, blocks),
+                ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring)) {
+            for (int buf; (buf = s.next()) >= 0; n++) {
+                session.releaseBuffer(buf);
+            }
+        }
+        if (n != blocks) {
+            throw new IllegalStateException("scanned " + n + " of " + blocks + " blocks");
+        }
+        return n;
+    }
+
+    @TearDown(Level.Iteration)
+    public void report() {
+        long reads = 0;
+        long bytes = 0;
+        for (StatIo.Row r : pool.stats().rows()) {
+            reads += r.value(StatIo.Column.READS);
+            bytes += r.value(StatIo.Column.READ_BYTES);
+        }
+        System.out.printf("%n  stat_io (%s): reads=%d read_bytes=%d bytes/read=%.0f (io_combine_limit=%d, ratio %.3f)%n",
+                method, reads, bytes, (double) bytes / reads, settings.effectiveIoCombineLimit() * 8192,
+                (double) bytes / reads / (settings.effectiveIoCombineLimit() * 8192));
+        session.close();
+        aio.close();
+        pool.close();
+    }
+
+    @TearDown(Level.Trial)
+    public void dropRelation() throws IOException {
+        rel.unlink();
+        smgr.close();
+        Files.deleteIfExists(dir.resolve("base"));
+        Files.deleteIfExists(dir);
+    }
+}
