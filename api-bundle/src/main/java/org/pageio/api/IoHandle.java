@@ -505,11 +505,16 @@ public final class IoHandle {
             ret.reporter = id < numCallbacks ? callbacks[id] : null;
             ret.failure = f;
         }
-        recycle();
+        recycle(false);
     }
 
-    /** Generation first (release), then reset, then IDLE (release), then wake sleepers. */
-    void recycle() {
+    /**
+     * Generation first (release), then reset, then IDLE. After a completion every sleeper was
+     * already woken at COMPLETED_SHARED (and a late one sees it and does not sleep), so a release
+     * store suffices; a handle released without I/O ({@code wake}) may have sleepers holding a
+     * wait reference from HANDED_OUT, so that store is volatile and they are woken.
+     */
+    void recycle(boolean wake) {
         GENERATION.setRelease(this, (long) GENERATION.getAcquire(this) + 1);
         op = OP_INVALID;
         fd = -1;
@@ -528,8 +533,12 @@ public final class IoHandle {
         rawResult = 0;
         distilled = 0;
         failure = null;
-        STATE.setVolatile(this, IDLE);
-        wakeWaiters();
+        if (wake) {
+            STATE.setVolatile(this, IDLE);
+            wakeWaiters();
+        } else {
+            STATE.setRelease(this, IDLE);
+        }
     }
 
     private void wakeWaiters() {

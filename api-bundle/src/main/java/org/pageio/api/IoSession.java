@@ -180,7 +180,7 @@ public final class IoSession implements AutoCloseable {
 
     void handleReleased(IoHandle h) {
         handedOut = null;
-        h.recycle();
+        h.recycle(true);
         idle[idleCount++] = h;
     }
 
