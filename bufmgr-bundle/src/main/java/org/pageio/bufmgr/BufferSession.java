@@ -61,6 +61,16 @@ public final class BufferSession implements AutoCloseable {
         return pins;
     }
 
+    /**
+     * How many more buffers this session should pin (PostgreSQL's
+     * {@code GetAdditionalPinLimit}): its proportional share of {@code shared_buffers}
+     * ({@code shared_buffers / max_sessions}) minus the pins it holds; may be 0. Read streams size
+     * their look-ahead with it, so one session cannot pin the whole pool.
+     */
+    public int additionalPinLimit() {
+        return Math.max(0, pool.settings().maxProportionalPins() - pins);
+    }
+
     /** A reusable read operation for up to {@code maxBlocks} blocks. */
     public ReadBuffersOperation newOperation(int maxBlocks) {
         return new ReadBuffersOperation(this, maxBlocks);

@@ -360,6 +360,43 @@ class BufferPoolTest {
     }
 
     @Test
+    void streamsRespectTheSessionPinLimitAndTablespaceOverrides() throws Exception {
+        pool(new SyncIoMethod(), small().build()); // 512 buffers / 8 sessions = 64 pins each
+        SmgrRelation rel = relation(90000, 100);
+        smgr.createTablespace("slow_disk", null, 1, 2);
+        SmgrRelation slow = smgr.open(new RelFileLocator("slow_disk", 90001));
+        TestPages.fill(slow, 10);
+        try (BufferSession s = pool.openSession("client")) {
+            int held = s.readBuffer(rel, 0, null);
+            try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 100), 0, null)) {
+                assertEquals(63, stream.maxPinned(), "the stream fits in what the session may still pin");
+            }
+            s.releaseBuffer(held);
+            try (ReadStream stream = s.readStream(slow, ReadStream.blockRange(0, 10), 0, null)) {
+                assertEquals(1, stream.maxIos(), "the tablespace's effective_io_concurrency = 1 applies");
+            }
+            try (ReadStream stream = s.readStream(slow, ReadStream.blockRange(0, 10), ReadStream.MAINTENANCE, null)) {
+                assertEquals(2, stream.maxIos(), "and its maintenance_io_concurrency = 2");
+            }
+        }
+    }
+
+    @Test
+    void namesThatWouldLeaveTheDataDirectoryAreRefused() {
+        pool(new SyncIoMethod(), small().build());
+        for (String bad : new String[] {"../etc", "a/b", "", "Upper", "x".repeat(64)}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> new RelFileLocator(bad, 1), bad);
+            assertTrue(e.getMessage().contains("invalid tablespace name"), e.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class, () -> new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, -5));
+        assertThrows(IllegalArgumentException.class, () -> smgr.createTablespace("../up", null, -1, -1));
+        assertThrows(IllegalArgumentException.class, () -> smgr.createTablespace("rel_loc", Path.of("relative/dir"), -1, -1));
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 4294967295L));
+        assertTrue(rel.segmentPath(0).startsWith(dir), rel.segmentPath(0).toString());
+    }
+
+    @Test
     void combineLimitAboveTheMaximumIsCappedWithAWarningNamingBoth() {
         BufMgrSettings s = new BufMgrSettings.Builder().ioCombineLimit(32).build();
         assertEquals(16, s.effectiveIoCombineLimit());

@@ -123,7 +123,7 @@ public final class ReadStream implements AutoCloseable {
         this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
         this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
         int pins = (maxIos + 1) * ioCombineLimit;
-        pins = Math.min(pins, s.maxProportionalPins());
+        pins = Math.min(pins, session.additionalPinLimit());
         if (strategy != null) {
             // one less than the ring allows: the consumer still holds the buffer it was given
             // when the stream looks ahead, and a ring slot it pins cannot be recycled
