@@ -68,6 +68,17 @@ public interface IoMethod {
     }
 
     /**
+     * Executes one I/O inline, in the issuing thread, and completes it: called by the core for
+     * every I/O that runs synchronously (the caller's {@link IoHandle#FLAG_SYNCHRONOUS} hint, or
+     * {@link #needsSynchronousExecution} said so). The default performs the system call
+     * ({@link IoHandle#performSynchronously}); a decorator (fault injection, throttling) overrides
+     * it so that it sees inline I/O too. Must complete the handle; must not throw.
+     */
+    default void performSynchronously(IoHandle handle, org.pageio.posix.CallState callState) {
+        handle.performSynchronously(callState);
+    }
+
+    /**
      * Starts the I/O of {@code count} handles, {@code handles[0..count)}, at most
      * {@link IoSession#SUBMIT_BATCH_SIZE}. Every handle is already in state
      * {@link IoHandle#SUBMITTED} and on its session's in-flight list when this is called; the method

@@ -202,9 +202,10 @@ public final class IoSession implements AutoCloseable {
             h.failStage(stageFailure);
             return;
         }
-        if ((h.flags() & IoHandle.FLAG_SYNCHRONOUS) != 0 || context.method().needsSynchronousExecution(h)) {
+        IoMethod method = context.method();
+        if ((h.flags() & IoHandle.FLAG_SYNCHRONOUS) != 0 || method.needsSynchronousExecution(h)) {
             prepareSubmit(h);
-            h.performSynchronously(callState);
+            method.performSynchronously(h, callState);
             return;
         }
         staged[stagedCount++] = h;

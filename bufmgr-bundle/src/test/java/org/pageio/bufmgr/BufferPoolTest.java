@@ -33,64 +33,7 @@ import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.sync.SyncIoMethod;
 
 /** The buffer pool, two-phase reads and read streams, on real files. */
-class BufferPoolTest {
-
-    @TempDir
-    Path dir;
-
-    private final List<AutoCloseable> closeLast = new ArrayList<>();
-    private StorageManager smgr;
-    private AioContext aio;
-    private BufferPool pool;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (pool != null) {
-            pool.close();
-        }
-        if (aio != null) {
-            aio.close();
-        }
-        if (smgr != null) {
-            smgr.close();
-        }
-        for (AutoCloseable c : closeLast) {
-            c.close();
-        }
-    }
-
-    private BufferPool pool(IoMethod method, BufMgrSettings settings) {
-        smgr = new StorageManager(dir, settings.segmentBlocks(), false);
-        aio = AioContext.create(method, settings.aioConfig());
-        pool = new BufferPool(settings, smgr, aio, new StatIo());
-        return pool;
-    }
-
-    private static BufMgrSettings.Builder small() {
-        return new BufMgrSettings.Builder().sharedBuffers(512).maxSessions(8);
-    }
-
-    private SmgrRelation relation(long relNumber, long blocks) throws IOException {
-        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
-        TestPages.fill(rel, blocks);
-        return rel;
-    }
-
-    private long totalReadBlocks() {
-        long bytes = 0;
-        for (StatIo.Row r : pool.stats().rows()) {
-            bytes += r.value(Column.READ_BYTES);
-        }
-        return bytes / TestPages.BLCKSZ;
-    }
-
-    private long total(Column c) {
-        long n = 0;
-        for (StatIo.Row r : pool.stats().rows()) {
-            n += r.value(c);
-        }
-        return n;
-    }
+class BufferPoolTest extends PoolTestBase {
 
     @Test
     void readBufferReadsOnceThenHits() throws IOException {
@@ -190,22 +133,6 @@ class BufferPoolTest {
         // The union of the ranges is 0..255: with no eviction, each block is read exactly once.
         assertEquals(256, totalReadBlocks(), "reads counted equal the distinct misses");
         assertEquals(0, pool.pinnedBuffers());
-    }
-
-    private void scan(SmgrRelation rel, long relNumber, long first, long count) {
-        try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(first, count), 0, null)) {
-            for (long b = first; b < first + count; b++) {
-                int buf = stream.next();
-                String wrong = TestPages.check(relNumber, b, s.page(buf));
-                s.releaseBuffer(buf);
-                if (wrong != null) {
-                    throw new AssertionError(wrong);
-                }
-            }
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
     }
 
     @Test
@@ -321,23 +248,6 @@ class BufferPoolTest {
         }
         assertTrue(total(Column.EVICTIONS) > 100, "the pool evicted constantly: " + total(Column.EVICTIONS));
         assertEquals(0, pool.pinnedBuffers());
-    }
-
-    private void randomReads(SmgrRelation rel, long relNumber, int seed, int count) {
-        Random rnd = new Random(seed);
-        try (BufferSession s = pool.openSession("client")) {
-            for (int i = 0; i < count; i++) {
-                long b = rnd.nextInt(400);
-                int buf = s.readBuffer(rel, b, null);
-                String wrong = TestPages.check(relNumber, b, s.page(buf));
-                s.releaseBuffer(buf);
-                if (wrong != null) {
-                    throw new AssertionError(wrong);
-                }
-            }
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
     }
 
     @Test

@@ -105,21 +105,56 @@ public final class ReadStream implements AutoCloseable {
     private long lastData;
     private final StreamStats stats = new StreamStats();
 
+    /**
+     * One stream's overrides of the pool's settings, as {@code SET} does for one session in
+     * PostgreSQL. A field at {@link #INHERIT} (or {@code null}) takes the pool's setting.
+     * Tablespace overrides still win over {@code ioConcurrency}, as they win over {@code SET}.
+     *
+     * @param ioConcurrency  {@code effective_io_concurrency} (or {@code maintenance_io_concurrency}
+     *                       with {@link #MAINTENANCE}), 0..1000, or {@link #INHERIT}
+     * @param ioCombineLimit {@code io_combine_limit} in blocks, 1..128 (capped at
+     *                       {@code io_max_combine_limit}), or {@link #INHERIT}
+     * @param lookahead      {@code read_stream_lookahead}, or {@code null}
+     */
+    public record Options(int ioConcurrency, int ioCombineLimit, BufMgrSettings.Lookahead lookahead) {
+        public static final int INHERIT = -1;
+        /** No overrides. */
+        public static final Options DEFAULT = new Options(INHERIT, INHERIT, null);
+
+        public Options {
+            if (ioConcurrency != INHERIT && (ioConcurrency < 0 || ioConcurrency > 1000)) {
+                throw new IllegalArgumentException("io concurrency = " + ioConcurrency + " is out of range: valid values are 0..1000");
+            }
+            if (ioCombineLimit != INHERIT && (ioCombineLimit < 1 || ioCombineLimit > 128)) {
+                throw new IllegalArgumentException("io_combine_limit = " + ioCombineLimit + " is out of range: valid values are 1..128");
+            }
+        }
+    }
+
     /** Use {@link BufferSession#readStream}. */
     public ReadStream(BufferSession session, SmgrRelation rel, BlockCallback callback, int flags,
             BufferAccessStrategy strategy) {
+        this(session, rel, callback, flags, strategy, Options.DEFAULT);
+    }
+
+    /** A stream with per-stream overrides of the pool's settings ({@link Options}). */
+    public ReadStream(BufferSession session, SmgrRelation rel, BlockCallback callback, int flags,
+            BufferAccessStrategy strategy, Options options) {
         this.session = session;
         this.rel = rel;
         this.callback = callback;
         this.flags = flags;
         this.strategy = strategy;
         BufMgrSettings s = session.pool().settings();
-        this.pg19 = s.readStreamLookahead() == BufMgrSettings.Lookahead.PG19;
-        this.ioCombineLimit = s.effectiveIoCombineLimit();
+        BufMgrSettings.Lookahead lookahead = options.lookahead() != null ? options.lookahead() : s.readStreamLookahead();
+        this.pg19 = lookahead == BufMgrSettings.Lookahead.PG19;
+        this.ioCombineLimit = options.ioCombineLimit() == Options.INHERIT ? s.effectiveIoCombineLimit()
+                : Math.min(options.ioCombineLimit(), s.ioMaxCombineLimit());
         Tablespace ts = rel.tablespace();
+        int inherit = Options.INHERIT;
         int concurrency = (flags & MAINTENANCE) != 0
-                ? ts.maintenanceIoConcurrency(s.maintenanceIoConcurrency())
-                : ts.effectiveIoConcurrency(s.effectiveIoConcurrency());
+                ? ts.maintenanceIoConcurrency(options.ioConcurrency() == inherit ? s.maintenanceIoConcurrency() : options.ioConcurrency())
+                : ts.effectiveIoConcurrency(options.ioConcurrency() == inherit ? s.effectiveIoConcurrency() : options.ioConcurrency());
         this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
         this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
         int pins = (maxIos + 1) * ioCombineLimit;

@@ -1,0 +1,290 @@
+package org.pageio.method.fault;
+
+import java.lang.foreign.Arena;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.api.IoSession;
+import org.pageio.posix.CallState;
+import org.pageio.posix.Errno;
+import org.pageio.posix.Posix;
+
+/**
+ * An I/O method that wraps a real one and spoils chosen I/Os ({@link FaultPlan}): EIO, short
+ * reads, ENOSPC on writes, delays, out-of-order completions. Everything the plan does not match
+ * goes to the delegate untouched, so the delegate's own threads, rings and per-session state work
+ * as usual (the delegate's session state is the session's {@code methodState()}).
+ *
+ * <p>How: every I/O meets the plan exactly once, either in {@link #performSynchronously} (inline
+ * I/O) or in {@link #submit}; a matching one is taken out of the delegate's hands and completed
+ * here — at once, after a delay (on a timer thread when submitted), or in reverse order.
+ * Waiting on such an I/O never asks the delegate (an io_uring ring would block for a completion
+ * that will never come from the kernel).
+ *
+ * <p>Thread-safe. Counters tell tests what was injected and how many I/Os passed.
+ */
+public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
+
+    /** The name it registers under: {@code io.method=fault}. */
+    public static final String NAME = "fault";
+
+    private final IoMethod delegate;
+    private final FaultPlan plan;
+    private final SplittableRandom random;
+    private final AtomicInteger[] fired;
+    /** I/Os taken out of the delegate's hands, until completed; the value is the rule, per I/O. */
+    private final Map<IoHandle, Taken> taken = new ConcurrentHashMap<>();
+
+    private record Taken(FaultPlan.Rule rule) {
+    }
+
+    private final ThreadLocal<IoHandle[]> scratch = ThreadLocal.withInitial(() -> new IoHandle[IoSession.SUBMIT_BATCH_SIZE]);
+    private final ThreadLocal<CallState> callState = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+    private final ScheduledExecutorService timer;
+    private final AtomicLong injected = new AtomicLong();
+    private final AtomicLong passed = new AtomicLong();
+
+    public FaultInjectingMethod(IoMethod delegate, FaultPlan plan, long seed) {
+        this.delegate = delegate;
+        this.plan = plan;
+        this.random = new SplittableRandom(seed);
+        this.fired = new AtomicInteger[plan.rules().size()];
+        for (int i = 0; i < fired.length; i++) {
+            fired[i] = new AtomicInteger();
+        }
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pageio fault injector");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public IoMethod delegate() {
+        return delegate;
+    }
+
+    /** I/Os spoiled so far. */
+    public long injected() {
+        return injected.get();
+    }
+
+    /** I/Os handed to the delegate untouched. */
+    public long passed() {
+        return passed.get();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Availability availability() {
+        return delegate.availability();
+    }
+
+    @Override
+    public Object openSession(IoSession session) {
+        return delegate.openSession(session);
+    }
+
+    @Override
+    public void closeSession(IoSession session, Object methodState) {
+        delegate.closeSession(session, methodState);
+    }
+
+    @Override
+    public boolean needsSynchronousExecution(IoHandle h) {
+        return delegate.needsSynchronousExecution(h);
+    }
+
+    /** Inline I/O: spoiled here, in the issuer, if the plan matches (REORDER has no batch: runs as is). */
+    @Override
+    public void performSynchronously(IoHandle h, CallState cs) {
+        FaultPlan.Rule rule = match(h);
+        if (rule == null || rule.kind() == FaultPlan.Kind.REORDER) {
+            passed.incrementAndGet();
+            delegate.performSynchronously(h, cs);
+            return;
+        }
+        Taken t = new Taken(rule);
+        taken.put(h, t);
+        if (rule.kind() == FaultPlan.Kind.DELAY) {
+            injected.incrementAndGet();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(rule.delayMillis()));
+            finish(h, t, perform(h));
+        } else {
+            spoil(h, t);
+        }
+    }
+
+    private FaultPlan.Rule match(IoHandle h) {
+        var rules = plan.rules();
+        for (int i = 0; i < rules.size(); i++) {
+            FaultPlan.Rule r = rules.get(i);
+            if (!opMatches(r.op(), h.op())) {
+                continue;
+            }
+            if (h.offset() + h.length() <= r.fromOffset() || h.offset() >= r.toOffset()) {
+                continue;
+            }
+            if (r.targetContains() != null && !h.target().describe(h.targetData()).contains(r.targetContains())) {
+                continue;
+            }
+            if (r.fraction() < 1) {
+                boolean yes;
+                synchronized (random) {
+                    yes = random.nextDouble() < r.fraction();
+                }
+                if (!yes) {
+                    continue;
+                }
+            }
+            if (r.maxCount() >= 0 && fired[i].incrementAndGet() > r.maxCount()) {
+                continue;
+            }
+            return r;
+        }
+        return null;
+    }
+
+    private static boolean opMatches(FaultPlan.Op op, int handleOp) {
+        return switch (op) {
+            case ANY -> true;
+            case READ -> handleOp == IoHandle.OP_READV;
+            case WRITE -> handleOp == IoHandle.OP_WRITEV;
+            case FSYNC -> handleOp == IoHandle.OP_FSYNC || handleOp == IoHandle.OP_FDATASYNC;
+        };
+    }
+
+    @Override
+    public int submit(IoHandle[] handles, int count) {
+        IoHandle[] rest = scratch.get();
+        int n = 0;
+        int reordered = 0;
+        for (int i = 0; i < count; i++) {
+            IoHandle h = handles[i];
+            FaultPlan.Rule rule = match(h);
+            Taken t = null;
+            if (rule != null) {
+                t = new Taken(rule);
+                taken.put(h, t);
+            }
+            if (t == null) {
+                rest[n++] = h;
+            } else if (t.rule().kind() == FaultPlan.Kind.REORDER) {
+                reordered++;
+            } else {
+                spoil(h, t);
+            }
+        }
+        if (reordered > 0) {
+            completeInReverse(handles, count);
+        }
+        if (n > 0) {
+            passed.addAndGet(n);
+            delegate.submit(rest, n);
+        }
+        return count;
+    }
+
+    private void spoil(IoHandle h, Taken t) {
+        injected.incrementAndGet();
+        switch (t.rule().kind()) {
+            case EIO -> finish(h, t, -Errno.EIO);
+            case ENOSPC -> finish(h, t, h.op() == IoHandle.OP_WRITEV ? -Errno.ENOSPC : perform(h));
+            case SHORT_READ -> {
+                long r = perform(h);
+                finish(h, t, r <= 0 ? (int) r : (int) Math.min(r, (h.length() / 2) & ~4095L));
+            }
+            case DELAY -> timer.schedule(() -> finish(h, t, perform(h)), t.rule().delayMillis(), TimeUnit.MILLISECONDS);
+            default -> throw new IllegalStateException("unhandled fault " + t.rule());
+        }
+    }
+
+    /** Performs the batch's REORDER I/Os now and completes them last first. */
+    private void completeInReverse(IoHandle[] handles, int count) {
+        int[] results = new int[count];
+        Taken[] mine = new Taken[count];
+        for (int i = 0; i < count; i++) {
+            Taken t = taken.get(handles[i]);
+            if (t != null && t.rule().kind() == FaultPlan.Kind.REORDER) {
+                injected.incrementAndGet();
+                mine[i] = t;
+                results[i] = perform(handles[i]);
+            }
+        }
+        for (int i = count - 1; i >= 0; i--) {
+            if (mine[i] != null) {
+                finish(handles[i], mine[i], results[i]);
+            }
+        }
+    }
+
+    private int perform(IoHandle h) {
+        CallState cs = callState.get();
+        long r = switch (h.op()) {
+            case IoHandle.OP_READV -> Posix.preadv(cs, h.fd(), h.iovecs(), h.iovcnt(), h.offset());
+            case IoHandle.OP_WRITEV -> Posix.pwritev(cs, h.fd(), h.iovecs(), h.iovcnt(), h.offset());
+            case IoHandle.OP_FSYNC -> Posix.fsync(cs, h.fd());
+            case IoHandle.OP_FDATASYNC -> Posix.fdatasync(cs, h.fd());
+            default -> -Errno.EINVAL;
+        };
+        return (int) r;
+    }
+
+    /**
+     * Completes first, then forgets: a waiter that still finds the handle here polls its state
+     * instead of asking the delegate. Removal is by value, because once completed the handle may
+     * be reused and taken again.
+     */
+    private void finish(IoHandle h, Taken t, int raw) {
+        h.complete(raw);
+        taken.remove(h, t);
+    }
+
+    @Override
+    public boolean hasWaitOne() {
+        return delegate.hasWaitOne();
+    }
+
+    @Override
+    public void waitOne(IoHandle h, long generation) {
+        if (!taken.containsKey(h)) {
+            delegate.waitOne(h, generation);
+            return;
+        }
+        // ours: completed by this class, maybe on the timer thread; the delegate knows nothing of it
+        while (h.generation() == generation && h.state() < IoHandle.COMPLETED_IO) {
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    @Override
+    public void checkOne(IoHandle h, long generation) {
+        if (!taken.containsKey(h)) {
+            delegate.checkOne(h, generation);
+        }
+    }
+
+    @Override
+    public boolean waitOnFdBeforeClose() {
+        return delegate.waitOnFdBeforeClose();
+    }
+
+    /** Stops the timer thread; delayed I/Os not yet run are performed at once. */
+    @Override
+    public void close() {
+        for (Runnable r : timer.shutdownNow()) {
+            r.run();
+        }
+    }
+}
