@@ -175,6 +175,28 @@ class BufferPoolTest extends PoolTestBase {
         }
     }
 
+    @Test
+    void ignoreChecksumFailureUsesThePageButNeverAcceptsABadHeader() throws Exception {
+        pool(new SyncIoMethod(), small().ignoreChecksumFailure(true).build());
+        SmgrRelation rel = relation(50003, 10);
+        corrupt(rel, 6); // payload byte: the header stays sane, the checksum fails
+        try (BufferSession s = pool.openSession("client")) {
+            int buf = s.readBuffer(rel, 6, null);
+            assertTrue(pool.isValid(buf));
+            assertTrue(TestPages.check(50003, 6, s.page(buf)) != null, "the page is used as it is, damage included");
+            s.releaseBuffer(buf);
+        }
+        try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(7).toFile(), "rw")) {
+            f.seek(rel.segmentOffset(7) + 12); // pd_lower := 0xFFFF: a header no flag excuses
+            f.write(0xFF);
+            f.write(0xFF);
+        }
+        try (BufferSession s = pool.openSession("client")) {
+            AioException e = assertThrows(AioException.class, () -> s.readBuffer(rel, 7, null));
+            assertTrue(e.getMessage().contains("invalid page header") && e.getMessage().contains("block 7"), e.getMessage());
+        }
+    }
+
     private static void corrupt(SmgrRelation rel, long block) throws IOException {
         try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
             long pos = rel.segmentOffset(block) + 4000;
