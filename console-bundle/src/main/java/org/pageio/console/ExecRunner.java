@@ -207,14 +207,25 @@ public final class ExecRunner {
      * comes, {@link #settled} has held for {@value #QUIET_MS} ms. Never longer than
      * {@value #READY_TIMEOUT_MS} ms.
      */
-    private static final class Readiness implements FrameworkListener {
+    /** How long no service may come or go before the container counts as started. */
+    private static final long SERVICES_QUIET_MS = 200;
+
+    private static final class Readiness implements FrameworkListener, org.osgi.framework.ServiceListener {
         private final BundleContext context;
         private volatile boolean levelReached;
         private volatile boolean closed;
+        /** Bundles being ACTIVE is not enough: SCR registers their components' services just after. */
+        private volatile long lastServiceEvent = System.currentTimeMillis();
 
         Readiness(BundleContext context) {
             this.context = context;
             context.addFrameworkListener(this);
+            context.addServiceListener(this);
+        }
+
+        @Override
+        public void serviceChanged(org.osgi.framework.ServiceEvent event) {
+            lastServiceEvent = System.currentTimeMillis();
         }
 
         @Override
@@ -230,7 +241,7 @@ public final class ExecRunner {
             while (!closed && System.currentTimeMillis() - start < READY_TIMEOUT_MS) {
                 long now = System.currentTimeMillis();
                 if (settled(context)) {
-                    if (levelReached) {
+                    if (levelReached && now - lastServiceEvent >= SERVICES_QUIET_MS) {
                         return;
                     }
                     if (settledSince < 0) {
@@ -248,6 +259,7 @@ public final class ExecRunner {
         void close() {
             closed = true;
             try {
+                context.removeServiceListener(this);
                 context.removeFrameworkListener(this);
             } catch (IllegalStateException stopping) {
                 // context no longer valid

@@ -9,7 +9,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.inject.Inject;
 import org.junit.Test;
-import org.ops4j.pax.exam.Option;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
@@ -24,11 +23,6 @@ public class BufferManagerIT extends PageioTestBase {
 
     @Inject
     private BufferManager bufmgr;
-
-    @Override
-    protected Option extraOptions() {
-        return reactorBundle("bufmgr-bundle");
-    }
 
     @Test
     public void streamsAFreshRelationThroughTheService() throws Exception {

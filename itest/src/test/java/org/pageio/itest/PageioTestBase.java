@@ -45,7 +45,7 @@ public abstract class PageioTestBase {
         "org.apache.felix.gogo.runtime",
     };
 
-    static final String[] PAGEIO_BUNDLES = {"api-bundle", "sync-bundle", "console-bundle"};
+    static final String[] PAGEIO_BUNDLES = {"api-bundle", "sync-bundle", "bufmgr-bundle", "table-bundle", "console-bundle"};
 
     @Configuration
     public final Option[] containerConfiguration() {

@@ -1,0 +1,177 @@
+package org.pageio.bench;
+
+import java.lang.foreign.Arena;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.posix.CallState;
+import org.pageio.posix.Fadvise;
+import org.pageio.posix.OpenFlags;
+import org.pageio.posix.Posix;
+import org.pageio.table.LoadResult;
+import org.pageio.table.ScanReport;
+import org.pageio.table.ScanRequest;
+import org.pageio.table.ScanSettings;
+import org.pageio.table.TableInfo;
+import org.pageio.table.TableShape;
+import org.pageio.table.engine.TableEngine;
+
+/**
+ * The table bundle's report figures (not a JMH benchmark: each figure is one cold run):
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar org.pageio.bench.TableScanReport DIR [T_ROWS] [PT_ROWS]
+ * </pre>
+ * loads {@code t} (T_ROWS, default 2,000,000 = 485 MB) and {@code prefetch_test} (PT_ROWS,
+ * default 1,200,000 = 200 MB) into DIR, prints the loader's throughput, then runs each scan on a
+ * fresh pool with the relation evicted from the page cache (fdatasync + POSIX_FADV_DONTNEED) and
+ * prints its EXPLAIN and stat_io bytes per read. Deletes DIR's relation files at the end.
+ */
+public final class TableScanReport {
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args.length > 0 ? args[0] : "/tmp/pageio-table-report");
+        long tRows = args.length > 1 ? Long.parseLong(args[1]) : 2_000_000;
+        long ptRows = args.length > 2 ? Long.parseLong(args[2]) : 1_200_000;
+        Files.createDirectories(dir);
+        BufMgrSettings base = new BufMgrSettings.Builder().build();
+        try {
+            TableInfo pt;
+            try (Env env = new Env(dir, new SyncIoMethod(), base)) {
+                if (tRows > 0) {
+                    LoadResult r = env.engine.load("t", TableShape.T, tRows, 1, (done, total, bytes, nanos) -> { });
+                    System.out.println(r);
+                    env.engine.drop("t");
+                }
+                LoadResult r = env.engine.load("prefetch_test", TableShape.PREFETCH_TEST, ptRows, 1, null);
+                System.out.println(r);
+                long t0 = System.nanoTime();
+                env.engine.createIndex("prefetch_test", "val");
+                System.out.printf(Locale.ROOT, "index on val built in %.2f s%n", (System.nanoTime() - t0) / 1e9);
+                pt = env.engine.table("prefetch_test");
+            }
+            run(dir, "sync", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"), "");
+            run(dir, "sync", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"),
+                    "effective_io_concurrency=1,io_combine_limit=16");
+            run(dir, "threaded", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"),
+                    "effective_io_concurrency=1,io_combine_limit=16");
+            run(dir, "threaded", base, pt, ScanRequest.bitmap("prefetch_test", "val", 2000, 2150), "effective_io_concurrency=32");
+            for (String la : new String[] {"pg18", "pg19"}) {
+                run(dir, "threaded", base, pt, ScanRequest.index("prefetch_test", "val", 0, 3000),
+                        "effective_io_concurrency=32,read_stream_lookahead=" + la);
+            }
+            run(dir, "threaded", base, pt, ScanRequest.limit("prefetch_test", "val", 1000, 10), "effective_io_concurrency=64");
+            run(dir, "threaded", base, pt, ScanRequest.checksums("prefetch_test"), "");
+        } finally {
+            try (Env env = new Env(dir, new SyncIoMethod(), base)) {
+                for (TableInfo t : env.engine.tables()) {
+                    env.engine.drop(t.name());
+                }
+            }
+        }
+    }
+
+    private static void run(Path dir, String method, BufMgrSettings s, TableInfo pt, ScanRequest req, String set)
+            throws Exception {
+        IoMethod m = method.equals("sync") ? new SyncIoMethod() : new Threaded(2);
+        try (Env env = new Env(dir, m, s)) {
+            evict(env.engine.heap(pt), pt.blocks());
+            if (pt.index("val") != null) {
+                evict(env.engine.indexRelation(pt.index("val")), pt.index("val").blocks());
+            }
+            ScanReport r = env.engine.scan(req.with(ScanSettings.parse(set + (set.isEmpty() ? "" : ",") + "track_io_timing=on")));
+            System.out.println();
+            System.out.println("== " + req.kind().word() + " io_method=" + method + (set.isEmpty() ? "" : " SET " + set));
+            System.out.println(r.explain(true, true, true, "text"));
+            for (StatIo.Row row : env.pool.stats().rows()) {
+                if (row.value(StatIo.Column.READS) > 0) {
+                    System.out.printf(Locale.ROOT, "stat_io %s %s: reads=%d read_bytes=%d bytes_per_read=%.0f%n", row.kind(),
+                            row.context().label, row.value(StatIo.Column.READS), row.value(StatIo.Column.READ_BYTES),
+                            row.bytesPerRead());
+                }
+            }
+        } finally {
+            if (m instanceof Threaded t) {
+                t.close();
+            }
+        }
+    }
+
+    /** Drops the relation's pages from the OS page cache (no root needed). */
+    private static void evict(SmgrRelation rel, long blocks) throws Exception {
+        for (long seg = 0; seg * rel.segmentBlocks() < blocks; seg++) {
+            Path p = rel.segmentPath(seg * rel.segmentBlocks());
+            int fd = Posix.open(p, OpenFlags.O_RDONLY, 0);
+            try {
+                Posix.fdatasyncOrThrow(fd, p);
+                Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, p);
+            } finally {
+                Posix.close(fd, p);
+            }
+        }
+    }
+
+    private static final class Env implements AutoCloseable {
+        final StorageManager smgr;
+        final AioContext aio;
+        final BufferPool pool;
+        final TableEngine engine;
+
+        Env(Path dir, IoMethod m, BufMgrSettings s) throws Exception {
+            smgr = new StorageManager(dir, s.segmentBlocks(), false);
+            aio = AioContext.create(m, s.aioConfig());
+            pool = new BufferPool(s, smgr, aio, new StatIo());
+            engine = new TableEngine(pool);
+        }
+
+        @Override
+        public void close() {
+            pool.close();
+            aio.close();
+            smgr.close();
+        }
+    }
+
+    /** Completes reads on a small thread pool, as the worker method does (the worker bundle is not a dependency here). */
+    static final class Threaded implements IoMethod, AutoCloseable {
+        private final ExecutorService pool;
+        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+
+        Threaded(int threads) {
+            pool = Executors.newFixedThreadPool(threads, r -> {
+                Thread t = new Thread(r, "report io worker");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        @Override
+        public String name() {
+            return "threaded";
+        }
+
+        @Override
+        public int submit(IoHandle[] handles, int count) {
+            for (int i = 0; i < count; i++) {
+                IoHandle h = handles[i];
+                pool.execute(() -> h.performSynchronously(cs.get()));
+            }
+            return count;
+        }
+
+        @Override
+        public void close() {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package org.pageio.table;
+
+/**
+ * One scan to run. Immutable.
+ *
+ * @param kind     which scan
+ * @param table    the table's name
+ * @param column   indexed column (BITMAP, INDEX, LIMIT) or text column (FILTER); null otherwise
+ * @param lo       lower bound (inclusive) of the index condition
+ * @param hi       upper bound (inclusive); Long.MAX_VALUE for LIMIT's {@code col >= lo}
+ * @param pattern  the substring of FILTER ({@code LIKE '%pattern%'})
+ * @param limit    LIMIT's n; 0 otherwise
+ * @param settings per-scan settings
+ */
+public record ScanRequest(ScanKind kind, String table, String column, long lo, long hi, String pattern, long limit,
+        ScanSettings settings) {
+
+    public ScanRequest {
+        if (settings == null) {
+            settings = ScanSettings.INHERIT;
+        }
+    }
+
+    public static ScanRequest count(String table) {
+        return new ScanRequest(ScanKind.COUNT, table, null, 0, 0, null, 0, null);
+    }
+
+    public static ScanRequest filter(String table, String column, String pattern) {
+        return new ScanRequest(ScanKind.FILTER, table, column, 0, 0, pattern, 0, null);
+    }
+
+    public static ScanRequest bitmap(String table, String column, long lo, long hi) {
+        return new ScanRequest(ScanKind.BITMAP, table, column, lo, hi, null, 0, null);
+    }
+
+    public static ScanRequest index(String table, String column, long lo, long hi) {
+        return new ScanRequest(ScanKind.INDEX, table, column, lo, hi, null, 0, null);
+    }
+
+    public static ScanRequest limit(String table, String column, long lo, long n) {
+        return new ScanRequest(ScanKind.LIMIT, table, column, lo, Long.MAX_VALUE, null, n, null);
+    }
+
+    public static ScanRequest checksums(String table) {
+        return new ScanRequest(ScanKind.CHECKSUMS, table, null, 0, 0, null, 0, null);
+    }
+
+    public ScanRequest with(ScanSettings s) {
+        return new ScanRequest(kind, table, column, lo, hi, pattern, limit, s);
+    }
+
+    /**
+     * Parses the command form: {@code count T}, {@code filter T COLUMN PATTERN},
+     * {@code bitmap T COLUMN LO HI}, {@code index T COLUMN LO HI}, {@code limit T COLUMN LO N},
+     * {@code checksums T}.
+     */
+    public static ScanRequest parse(String... args) {
+        if (args == null || args.length < 2) {
+            throw new IllegalArgumentException("usage: count T | filter T COLUMN PATTERN | bitmap T COLUMN LO HI"
+                    + " | index T COLUMN LO HI | limit T COLUMN LO N | checksums T");
+        }
+        ScanKind k = ScanKind.byWord(args[0]);
+        String t = args[1];
+        int need = switch (k) {
+            case COUNT, CHECKSUMS -> 2;
+            case FILTER -> 4;
+            default -> 5;
+        };
+        if (args.length != need) {
+            throw new IllegalArgumentException("scan " + k.word() + " takes " + (need - 1) + " argument(s) after its name, got "
+                    + (args.length - 1));
+        }
+        return switch (k) {
+            case COUNT -> count(t);
+            case CHECKSUMS -> checksums(t);
+            case FILTER -> filter(t, args[2], args[3]);
+            case BITMAP -> bitmap(t, args[2], num(args[3]), num(args[4]));
+            case INDEX -> index(t, args[2], num(args[3]), num(args[4]));
+            case LIMIT -> limit(t, args[2], num(args[3]), num(args[4]));
+        };
+    }
+
+    private static long num(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("\"" + s + "\" is not an integer");
+        }
+    }
+}

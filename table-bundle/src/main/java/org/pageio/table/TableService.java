@@ -1,0 +1,34 @@
+package org.pageio.table;
+
+import java.io.IOException;
+import java.util.List;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * Tables on the buffer manager: load, index, scan, verify, drop. Each call runs in the calling
+ * thread with a buffer session of its own. Thread-safe; catalog changes are serialised.
+ */
+@ProviderType
+public interface TableService {
+
+    /** Every table in the catalog, by name. */
+    List<TableInfo> tables();
+
+    /** The table called {@code name}; a {@link TableException} naming it when there is none. */
+    TableInfo table(String name) throws TableException;
+
+    /**
+     * Creates {@code name} from a shape's generator: {@code rows} rows (shape default when
+     * {@code rows <= 0}), {@code seed}. Fails if the table exists.
+     */
+    LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress) throws IOException;
+
+    /** Builds the ordered index on integer column {@code column} (replacing an existing one). */
+    IndexInfo createIndex(String table, String column) throws IOException;
+
+    /** Runs a scan. A checksum scan reports bad blocks in the report; other scans fail on the first. */
+    ScanReport scan(ScanRequest request) throws IOException;
+
+    /** Removes a table, its indexes and their files. */
+    void drop(String name) throws IOException;
+}

@@ -1,0 +1,2 @@
+/** The catalog file: table and index names to relation numbers, written atomically. Private. */
+package org.pageio.table.catalog;

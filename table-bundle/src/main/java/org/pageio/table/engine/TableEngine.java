@@ -1,0 +1,246 @@
+package org.pageio.table.engine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.posix.PosixException;
+import org.pageio.table.Column;
+import org.pageio.table.ColumnType;
+import org.pageio.table.HeapPage;
+import org.pageio.table.IndexInfo;
+import org.pageio.table.LoadProgress;
+import org.pageio.table.LoadResult;
+import org.pageio.table.ScanRequest;
+import org.pageio.table.ScanReport;
+import org.pageio.table.ScanSettings;
+import org.pageio.table.TableException;
+import org.pageio.table.TableInfo;
+import org.pageio.table.TableService;
+import org.pageio.table.TableShape;
+import org.pageio.table.catalog.Catalog;
+import org.pageio.table.index.IndexBuilder;
+import org.pageio.table.load.Loader;
+import org.pageio.table.scan.Scans;
+
+/**
+ * {@link TableService} over a {@link BufferPool} and its {@link StorageManager}: the catalog lives
+ * in the storage manager's data directory, relations in its default tablespace. Each call opens a
+ * buffer session for the calling thread and closes it before returning. Thread-safe: catalog
+ * changes (load, index, drop) are serialised on this object; scans run concurrently.
+ */
+public final class TableEngine implements TableService {
+
+    /** The session kind scans and loads use in {@code stat_io}. */
+    public static final String SESSION_KIND = "client backend";
+
+    private final BufferPool pool;
+    private final StorageManager smgr;
+    private final Catalog catalog;
+
+    public TableEngine(BufferPool pool) throws IOException {
+        this.pool = pool;
+        this.smgr = pool.storage();
+        this.catalog = new Catalog(smgr.dataDirectory());
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    public BufferPool pool() {
+        return pool;
+    }
+
+    @Override
+    public List<TableInfo> tables() {
+        return catalog.tables();
+    }
+
+    @Override
+    public TableInfo table(String name) throws TableException {
+        TableInfo t = catalog.table(name);
+        if (t == null) {
+            throw new TableException("table \"" + name + "\" does not exist" + known());
+        }
+        return t;
+    }
+
+    private String known() {
+        List<String> names = catalog.tables().stream().map(TableInfo::name).toList();
+        return names.isEmpty() ? " (no tables yet: pageio:load creates one)" : "; tables: " + names;
+    }
+
+    /** The heap relation of a table. */
+    public SmgrRelation heap(TableInfo t) {
+        return smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber()));
+    }
+
+    public SmgrRelation indexRelation(IndexInfo i) {
+        return smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, i.relNumber()));
+    }
+
+    @Override
+    public synchronized LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress)
+            throws IOException {
+        Catalog.checkName("table", name);
+        if (catalog.table(name) != null) {
+            throw new TableException("table \"" + name + "\" already exists; drop it first (pageio:drop " + name + ")");
+        }
+        long n = rows > 0 ? rows : shape.defaultRows();
+        if (shape.blocksFor(n) >= IndexBuilder.MAX_BLOCKS) {
+            throw new IllegalArgumentException(n + " rows of " + shape.shapeName() + " need more than " + IndexBuilder.MAX_BLOCKS
+                    + " blocks (64 GiB), the most a table may have");
+        }
+        long relNumber = catalog.allocateRelNumber();
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
+        Loader loader = new Loader();
+        long blocks;
+        try {
+            blocks = loader.load(rel, shape, n, seed, pool.settings().dataChecksums(),
+                    progress == null ? LoadProgress.NONE : progress);
+        } catch (PosixException e) {
+            unlinkQuietly(rel);
+            throw new TableException("loading table " + name + " (relation " + rel + ") failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            unlinkQuietly(rel);
+            throw new TableException("loading table " + name + " (relation " + rel + ") was interrupted");
+        }
+        TableInfo t = new TableInfo(name, relNumber, shape, n, seed, blocks, List.of());
+        catalog.putTable(t);
+        return new LoadResult(t, loader.bytes(), loader.writeNanos(), loader.syncNanos());
+    }
+
+    @Override
+    public synchronized IndexInfo createIndex(String table, String column) throws IOException {
+        TableInfo t = table(table);
+        Column col = t.shape().column(column);
+        if (!col.type().isInteger()) {
+            throw new IllegalArgumentException("column " + column + " of " + table + " is " + col.type().sqlName()
+                    + ": only integer columns can be indexed");
+        }
+        SmgrRelation heap = heap(t);
+        long[] entries = new long[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, t.rows()))];
+        int n = 0;
+        int at = col.offset();
+        boolean wide = col.type() == ColumnType.INT8;
+        try (BufferSession s = pool.openSession(SESSION_KIND);
+                ReadStream stream = new ReadStream(s, heap, ReadStream.blockRange(0, t.blocks()),
+                        ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD),
+                        ReadStream.Options.DEFAULT)) {
+            int buf;
+            long block = 0;
+            while ((buf = stream.next()) >= 0) {
+                MemorySegment page = s.page(buf);
+                int lines = HeapPage.lineCount(page);
+                for (int line = 1; line <= lines; line++) {
+                    int off = HeapPage.tupleOffset(page, line);
+                    if (off < 0) {
+                        continue;
+                    }
+                    long key = wide ? HeapPage.getLong(page, off + at) : HeapPage.getInt(page, off + at);
+                    if (!IndexBuilder.keyFits(key)) {
+                        s.releaseBuffer(buf);
+                        throw new TableException("index on " + table + "(" + column + "): key " + key + " in block " + block
+                                + " of relation " + heap + " does not fit in 32 bits");
+                    }
+                    if (n == entries.length) {
+                        entries = Arrays.copyOf(entries, (int) Math.min(Integer.MAX_VALUE - 8, (long) n * 2));
+                    }
+                    entries[n++] = IndexBuilder.pack(key, block, line);
+                }
+                s.releaseBuffer(buf);
+                block++;
+            }
+        } catch (TableException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new TableException("building the index on " + table + "(" + column + ") failed reading relation " + heap
+                    + ": " + e.getMessage(), e);
+        }
+        IndexInfo old = t.index(column);
+        long relNumber = catalog.allocateRelNumber();
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
+        IndexBuilder.Built built;
+        try {
+            built = IndexBuilder.build(rel, entries, n, pool.settings().dataChecksums());
+        } catch (PosixException e) {
+            unlinkQuietly(rel);
+            throw new TableException("writing the index on " + table + "(" + column + ") (relation " + rel + ") failed: "
+                    + e.getMessage(), e);
+        }
+        IndexInfo info = new IndexInfo(table + "_" + column + "_idx", column, relNumber, n, built.blocks(), built.height());
+        catalog.putIndex(table, info);
+        if (old != null) {
+            unlinkQuietly(indexRelation(old));
+        }
+        return info;
+    }
+
+    @Override
+    public ScanReport scan(ScanRequest req) throws IOException {
+        TableInfo t = table(req.table());
+        ScanSettings set = req.settings();
+        ReadStream.Options opts = new ReadStream.Options(set.effectiveIoConcurrency(), set.ioCombineLimit(),
+                set.readStreamLookahead());
+        boolean timing = set.trackIoTiming() != null ? set.trackIoTiming() : pool.settings().trackIoTiming();
+        SmgrRelation heap = heap(t);
+        try (BufferSession s = pool.openSession(SESSION_KIND)) {
+            Scans scans = new Scans(s, opts);
+            return switch (req.kind()) {
+                case COUNT, FILTER -> scans.seqScan(req, t, heap, timing);
+                case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);
+                case INDEX, LIMIT -> scans.indexScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())),
+                        timing);
+                case CHECKSUMS -> {
+                    List<Scans.Target> targets = new ArrayList<>();
+                    targets.add(new Scans.Target("table " + t.name(), heap));
+                    for (IndexInfo i : t.indexes()) {
+                        targets.add(new Scans.Target("index " + i.name(), indexRelation(i)));
+                    }
+                    yield scans.checksumScan(req, t, targets, timing);
+                }
+            };
+        } catch (UncheckedIOException e) {
+            throw new TableException("table " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private static IndexInfo index(TableInfo t, String column) throws TableException {
+        IndexInfo i = t.index(column);
+        if (i == null) {
+            throw new TableException("table " + t.name() + " has no index on " + column + " (pageio:index " + t.name() + " "
+                    + column + " builds one)");
+        }
+        return i;
+    }
+
+    @Override
+    public synchronized void drop(String name) throws IOException {
+        TableInfo t = table(name);
+        catalog.removeTable(name);
+        unlinkQuietly(heap(t));
+        for (IndexInfo i : t.indexes()) {
+            unlinkQuietly(indexRelation(i));
+        }
+    }
+
+    private static void unlinkQuietly(SmgrRelation rel) {
+        try {
+            rel.unlink();
+        } catch (IOException e) {
+            System.getLogger("org.pageio.table").log(System.Logger.Level.WARNING,
+                    "could not remove the files of relation " + rel + ": " + e.getMessage());
+        }
+    }
+}

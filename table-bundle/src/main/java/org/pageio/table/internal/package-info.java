@@ -1,0 +1,2 @@
+/** The DS component that registers the table service. Private. */
+package org.pageio.table.internal;

@@ -1,0 +1,407 @@
+package org.pageio.table.scan;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.page.PageVerifier;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.table.BadBlock;
+import org.pageio.table.Column;
+import org.pageio.table.ColumnType;
+import org.pageio.table.HeapPage;
+import org.pageio.table.IndexInfo;
+import org.pageio.table.PlanNode;
+import org.pageio.table.ScanReport;
+import org.pageio.table.ScanRequest;
+import org.pageio.table.TableException;
+import org.pageio.table.TableInfo;
+import org.pageio.table.TableShape;
+import org.pageio.table.index.IndexCursor;
+import org.pageio.table.index.PageReads;
+
+/**
+ * Runs one scan in the calling thread on a session it is given, reading every heap page through
+ * a read stream, and builds its {@link ScanReport}. Tuples are read straight from the pinned
+ * page; nothing is allocated per row or per block.
+ *
+ * <ul>
+ *   <li>Sequential scan: {@code SEQUENTIAL | USE_BATCHING}, bulk-read ring.</li>
+ *   <li>Bitmap heap scan: TIDs from the index, sorted; distinct blocks streamed in order with
+ *       {@code DEFAULT | USE_BATCHING}; per-buffer data = where the block's TIDs start.</li>
+ *   <li>Index scan: heap blocks in index order (they repeat and jump); flags {@code DEFAULT}: the
+ *       callback reads index pages, so it may block and must not run in batch mode.</li>
+ *   <li>LIMIT n: the index scan with a tuple bound (the callback hands out at most 2n TIDs), whose
+ *       stream is closed as soon as n rows came back; reads still in flight finish in the background.</li>
+ *   <li>Checksum scan: {@code MAINTENANCE | SEQUENTIAL | USE_BATCHING} ({@code maintenance_io_concurrency}),
+ *       vacuum ring; every page also goes through {@link PageVerifier}; a read that fails is
+ *       localised (single-block read), recorded, and the scan goes on with a fresh stream.</li>
+ * </ul>
+ */
+public final class Scans {
+
+    private final BufferSession session;
+    private final ReadStream.Options options;
+    private final boolean checksums;
+
+    public Scans(BufferSession session, ReadStream.Options options) {
+        this.session = session;
+        this.options = options;
+        this.checksums = session.pool().settings().dataChecksums();
+    }
+
+    // ------------------------------------------------------------------ sequential
+
+    public ScanReport seqScan(ScanRequest req, TableInfo t, SmgrRelation heap, boolean timing) throws IOException {
+        TableShape shape = t.shape();
+        byte[] pattern = null;
+        int textAt = 0;
+        if (req.pattern() != null) {
+            Column c = shape.column(req.column());
+            if (c.type() != ColumnType.TEXT) {
+                throw new IllegalArgumentException("column " + c.name() + " of " + t.name() + " is " + c.type().sqlName()
+                        + ", not text: LIKE needs text");
+            }
+            textAt = c.offset();
+            pattern = likeSubstring(req.pattern());
+        }
+        BufferAccessStrategy ring = session.pool().strategy(BufferAccessStrategy.Type.BULKREAD);
+        long t0 = System.nanoTime();
+        long first = 0;
+        long rows = 0;
+        long matched = 0;
+        StreamTotals totals = new StreamTotals();
+        try (ReadStream stream = new ReadStream(session, heap, ReadStream.blockRange(0, t.blocks()),
+                ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring, options)) {
+            int buf;
+            while ((buf = next(stream, t, heap)) >= 0) {
+                MemorySegment page = session.page(buf);
+                int n = HeapPage.lineCount(page);
+                for (int line = 1; line <= n; line++) {
+                    int off = HeapPage.tupleOffset(page, line);
+                    if (off < 0) {
+                        continue;
+                    }
+                    rows++;
+                    if (pattern == null) {
+                        matched++;
+                    } else {
+                        int at = off + textAt;
+                        if (HeapPage.contains(page, at + 4L, HeapPage.textLength(page, at), pattern)) {
+                            matched++;
+                        }
+                    }
+                }
+                session.releaseBuffer(buf);
+                if (first == 0) {
+                    first = System.nanoTime() - t0;
+                }
+            }
+            totals.add(stream);
+        }
+        long total = System.nanoTime() - t0;
+        List<String[]> props = new ArrayList<>();
+        if (pattern != null) {
+            props.add(new String[] {"Filter", "(" + req.column() + " ~~ '" + req.pattern().replace("'", "''") + "'::text)"});
+            props.add(new String[] {"Rows Removed by Filter", Long.toString(rows - matched)});
+        }
+        PlanNode scan = new PlanNode("Seq Scan", " on " + t.name(), first, total, pattern == null ? rows : matched, props,
+                totals.hits, totals.readBlocks(), totals.waitNanos, totals.figures(), List.of());
+        PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), scan.sharedHit(), scan.sharedRead(),
+                scan.ioReadNanos(), null, List.of(scan));
+        return new ScanReport(req, 1, matched, 0, total, timing, agg, List.of());
+    }
+
+    /** {@code %zzz%} → {@code zzz}; only the substring form is supported. */
+    static byte[] likeSubstring(String like) {
+        String p = like;
+        if (p.startsWith("%")) {
+            p = p.substring(1);
+        }
+        if (p.endsWith("%")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        if (p.contains("%") || p.contains("_")) {
+            throw new IllegalArgumentException("LIKE pattern '" + like + "': only '%substring%' is supported (no inner % or _)");
+        }
+        return p.getBytes(StandardCharsets.UTF_8);
+    }
+
+    // ------------------------------------------------------------------ bitmap heap scan
+
+    public ScanReport bitmapScan(ScanRequest req, TableInfo t, SmgrRelation heap, IndexInfo idx, SmgrRelation idxRel,
+            boolean timing) throws IOException {
+        Column col = intColumn(t, req.column());
+        int colAt = col.offset();
+        boolean wide = col.type() == ColumnType.INT8;
+        long t0 = System.nanoTime();
+        PageReads reads = new PageReads(session);
+        long[] tids = new long[1024];
+        int n = 0;
+        try (IndexCursor c = new IndexCursor(session, reads, idxRel, idx.name(), req.lo(), req.hi())) {
+            while (c.next()) {
+                if (n == tids.length) {
+                    tids = Arrays.copyOf(tids, n * 2);
+                }
+                tids[n++] = (c.block << 9) | c.line;
+            }
+        }
+        long indexNanos = System.nanoTime() - t0;
+        Arrays.sort(tids, 0, n);
+        // distinct blocks, each with the position of its first TID
+        long[] blocks = new long[n];
+        int[] starts = new int[n + 1];
+        int nb = 0;
+        for (int i = 0; i < n; i++) {
+            long b = tids[i] >>> 9;
+            if (nb == 0 || blocks[nb - 1] != b) {
+                blocks[nb] = b;
+                starts[nb++] = i;
+            }
+        }
+        starts[nb] = n;
+        final long[] fb = blocks;
+        final int fnb = nb;
+        ReadStream.BlockCallback cb = new ReadStream.BlockCallback() {
+            int i;
+
+            @Override
+            public long nextBlock(ReadStream s) {
+                if (i >= fnb) {
+                    return ReadStream.END;
+                }
+                s.setPerBufferData(i);
+                return fb[i++];
+            }
+        };
+        long matched = 0;
+        long first = 0;
+        StreamTotals totals = new StreamTotals();
+        try (ReadStream stream = new ReadStream(session, heap, cb, ReadStream.USE_BATCHING, null, options)) {
+            int buf;
+            while ((buf = next(stream, t, heap)) >= 0) {
+                int bi = (int) stream.perBufferData();
+                MemorySegment page = session.page(buf);
+                for (int k = starts[bi]; k < starts[bi + 1]; k++) {
+                    int off = HeapPage.tupleOffset(page, (int) (tids[k] & 0x1FF));
+                    if (off < 0) {
+                        continue;
+                    }
+                    long v = wide ? HeapPage.getLong(page, off + colAt) : HeapPage.getInt(page, off + colAt);
+                    if (v >= req.lo() && v <= req.hi()) { // recheck
+                        matched++;
+                    }
+                }
+                session.releaseBuffer(buf);
+                if (first == 0) {
+                    first = System.nanoTime() - t0;
+                }
+            }
+            totals.add(stream);
+        }
+        long total = System.nanoTime() - t0;
+        String cond = "((" + col.name() + " >= " + req.lo() + ") AND (" + col.name() + " <= " + req.hi() + "))";
+        PlanNode ix = new PlanNode("Bitmap Index Scan", " on " + idx.name(), indexNanos, indexNanos, n,
+                List.<String[]>of(new String[] {"Index Cond", cond}, new String[] {"Index Searches", "1"}), reads.hits,
+                reads.reads, reads.waitNanos, null, List.of());
+        PlanNode heapNode = new PlanNode("Bitmap Heap Scan", " on " + t.name(), first, total, matched,
+                List.<String[]>of(new String[] {"Recheck Cond", cond}, new String[] {"Heap Blocks", "exact=" + nb}),
+                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.figures(), List.of(ix));
+        PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), heapNode.sharedHit(), heapNode.sharedRead(),
+                heapNode.ioReadNanos(), null, List.of(heapNode));
+        return new ScanReport(req, 1, matched, 0, total, timing, agg, List.of());
+    }
+
+    // ------------------------------------------------------------------ index scan and LIMIT
+
+    public ScanReport indexScan(ScanRequest req, TableInfo t, SmgrRelation heap, IndexInfo idx, SmgrRelation idxRel,
+            boolean timing) throws IOException {
+        Column col = intColumn(t, req.column());
+        int textAt = t.shape().textColumn().offset();
+        boolean limit = req.limit() > 0;
+        long bound = limit ? 2 * req.limit() : Long.MAX_VALUE;
+        long t0 = System.nanoTime();
+        PageReads reads = new PageReads(session);
+        long count = 0;
+        long sumLength = 0;
+        long first = 0;
+        long closeNanos = 0;
+        StreamTotals totals = new StreamTotals();
+        try (IndexCursor c = new IndexCursor(session, reads, idxRel, idx.name(), req.lo(), req.hi())) {
+            ReadStream.BlockCallback cb = new ReadStream.BlockCallback() {
+                long handed;
+
+                @Override
+                public long nextBlock(ReadStream s) {
+                    if (handed >= bound) {
+                        return ReadStream.END;
+                    }
+                    try {
+                        if (!c.next()) {
+                            return ReadStream.END;
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    handed++;
+                    s.setPerBufferData(c.line);
+                    return c.block;
+                }
+            };
+            ReadStream stream = new ReadStream(session, heap, cb, 0, null, options);
+            try {
+                int buf;
+                while ((buf = next(stream, t, heap)) >= 0) {
+                    MemorySegment page = session.page(buf);
+                    int off = HeapPage.tupleOffset(page, (int) stream.perBufferData());
+                    if (off >= 0) {
+                        count++;
+                        sumLength += HeapPage.textLength(page, off + textAt);
+                    }
+                    session.releaseBuffer(buf);
+                    if (first == 0) {
+                        first = System.nanoTime() - t0;
+                    }
+                    if (limit && count >= req.limit()) {
+                        break;
+                    }
+                }
+            } finally {
+                long c0 = System.nanoTime();
+                stream.close(); // a LIMIT ends the stream here, with reads possibly in flight
+                closeNanos = System.nanoTime() - c0;
+                totals.add(stream);
+            }
+        }
+        long total = System.nanoTime() - t0;
+        String cond = limit ? "(" + col.name() + " >= " + req.lo() + ")"
+                : "((" + col.name() + " >= " + req.lo() + ") AND (" + col.name() + " <= " + req.hi() + "))";
+        List<String[]> props = new ArrayList<>();
+        props.add(new String[] {"Index Cond", cond});
+        props.add(new String[] {"Index Searches", "1"});
+        PlanNode scan = new PlanNode("Index Scan", " using " + idx.name() + " on " + t.name(), first, total, count, props,
+                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.figures(), List.of());
+        PlanNode top;
+        if (limit) {
+            top = new PlanNode("Limit", "", first, total, count,
+                    List.<String[]>of(new String[] {"Stream Closed Early", String.format(Locale.ROOT, "%.3f ms", closeNanos / 1e6)}),
+                    scan.sharedHit(), scan.sharedRead(), scan.ioReadNanos(), null, List.of(scan));
+        } else {
+            top = new PlanNode("Aggregate", "", total, total, 1, List.of(), scan.sharedHit(), scan.sharedRead(),
+                    scan.ioReadNanos(), null, List.of(scan));
+        }
+        return new ScanReport(req, limit ? count : 1, count, sumLength, total, timing, top, List.of());
+    }
+
+    // ------------------------------------------------------------------ checksum scan
+
+    /** One relation to check: what to call it and its storage. */
+    public record Target(String label, SmgrRelation rel) {
+    }
+
+    public ScanReport checksumScan(ScanRequest req, TableInfo t, List<Target> targets, boolean timing) throws IOException {
+        long t0 = System.nanoTime();
+        long checked = 0;
+        long first = 0;
+        List<BadBlock> bad = new ArrayList<>();
+        StreamTotals totals = new StreamTotals();
+        PageReads reads = new PageReads(session);
+        for (Target target : targets) {
+            SmgrRelation rel = target.rel();
+            long nblocks = rel.nblocks();
+            BufferAccessStrategy ring = session.pool().strategy(BufferAccessStrategy.Type.VACUUM);
+            long next = 0;
+            while (next < nblocks) {
+                long expect = next;
+                try (ReadStream stream = new ReadStream(session, rel, ReadStream.blockRange(next, nblocks - next),
+                        ReadStream.MAINTENANCE | ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring, options)) {
+                    try {
+                        int buf;
+                        while ((buf = stream.next()) >= 0) {
+                            verify(session.page(buf), expect, target, bad);
+                            session.releaseBuffer(buf);
+                            expect++;
+                            checked++;
+                            if (first == 0) {
+                                first = System.nanoTime() - t0;
+                            }
+                        }
+                        next = nblocks;
+                    } catch (IOException e) {
+                        // The read that failed starts at 'expect'; find out whether 'expect' itself is bad.
+                        try {
+                            int buf = reads.read(rel, expect, ring);
+                            verify(session.page(buf), expect, target, bad);
+                            session.releaseBuffer(buf);
+                        } catch (IOException single) {
+                            bad.add(new BadBlock(rel.toString(), expect, target.label() + ": " + oneLine(single)));
+                        }
+                        checked++;
+                        next = expect + 1;
+                    } finally {
+                        totals.add(stream);
+                    }
+                }
+            }
+        }
+        long total = System.nanoTime() - t0;
+        StringBuilder list = new StringBuilder(Integer.toString(bad.size()));
+        for (int i = 0; i < Math.min(bad.size(), 20); i++) {
+            list.append(i == 0 ? " (" : ", ").append(bad.get(i).block());
+        }
+        if (!bad.isEmpty()) {
+            list.append(bad.size() > 20 ? ", …)" : ")");
+        }
+        PlanNode scan = new PlanNode("Checksum Scan", " on " + t.name(), first, total, checked,
+                List.<String[]>of(new String[] {"Relations", Integer.toString(targets.size())},
+                        new String[] {"Blocks Checked", Long.toString(checked)}, new String[] {"Bad Blocks", list.toString()}),
+                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.figures(), List.of());
+        return new ScanReport(req, checked, checked, 0, total, timing, scan, bad);
+    }
+
+    private void verify(MemorySegment page, long block, Target target, List<BadBlock> bad) {
+        int code = PageVerifier.verify(page, block, checksums);
+        if (code != PageVerifier.VALID && code != PageVerifier.VALID_ZERO) {
+            bad.add(new BadBlock(target.rel().toString(), block, target.label() + " (relation " + target.rel() + "): "
+                    + PageVerifier.describe(code, page, block)));
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static Column intColumn(TableInfo t, String name) {
+        Column c = t.shape().column(name);
+        if (!c.type().isInteger()) {
+            throw new IllegalArgumentException("column " + name + " of " + t.name() + " is " + c.type().sqlName()
+                    + ": the index scans need an integer column");
+        }
+        return c;
+    }
+
+    /** {@link ReadStream#next()} with its errors named after the table. */
+    private static int next(ReadStream stream, TableInfo t, SmgrRelation heap) throws IOException {
+        try {
+            return stream.next();
+        } catch (UncheckedIOException e) {
+            throw new TableException("table " + t.name() + ": " + oneLine(e.getCause()), e.getCause());
+        } catch (IOException e) {
+            throw new TableException("table " + t.name() + " (relation " + heap + "): " + oneLine(e), e);
+        }
+    }
+
+    static String oneLine(Throwable e) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+}

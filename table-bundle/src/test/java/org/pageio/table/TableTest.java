@@ -1,0 +1,320 @@
+package org.pageio.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.page.PageVerifier;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.table.engine.TableEngine;
+
+/** Load, index, every scan and the checksum scan, on real files in a temp dir, against the generator. */
+class TableTest {
+
+    static final long SEED = 42;
+    static final int PT_ROWS = 20_000; // 426 blocks, 3.4 MB
+    static final int T_ROWS = 10_000;  // 304 blocks, 2.5 MB
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private BufferPool pool;
+    private TableEngine engine;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        closePool();
+    }
+
+    private void closePool() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        open.clear();
+    }
+
+    private TableEngine engine(IoMethod method, BufMgrSettings s) throws IOException {
+        StorageManager smgr = new StorageManager(dir, s.segmentBlocks(), false);
+        AioContext aio = AioContext.create(method, s.aioConfig());
+        pool = new BufferPool(s, smgr, aio, new StatIo());
+        open.add(smgr);
+        open.add(aio);
+        open.add(pool);
+        engine = new TableEngine(pool);
+        return engine;
+    }
+
+    private static BufMgrSettings.Builder small() {
+        // small segments: scans cross segment boundaries
+        return new BufMgrSettings.Builder().sharedBuffers(512).maxSessions(8).segmentBlocks(100);
+    }
+
+    private TableEngine loaded() throws IOException {
+        engine(new SyncIoMethod(), small().build());
+        engine.load("prefetch_test", TableShape.PREFETCH_TEST, PT_ROWS, SEED, null);
+        engine.load("t", TableShape.T, T_ROWS, SEED, null);
+        engine.createIndex("prefetch_test", "val");
+        engine.createIndex("t", "id");
+        return engine;
+    }
+
+    // ------------------------------------------------------------------ independent answers
+
+    static long countVal(long lo, long hi) {
+        TableShape s = TableShape.PREFETCH_TEST;
+        long n = 0;
+        for (long g = 1; g <= PT_ROWS; g++) {
+            long v = s.value(2, g, SEED);
+            if (v >= lo && v <= hi) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    static long countText(String sub) {
+        byte[] p = sub.getBytes(StandardCharsets.US_ASCII);
+        long n = 0;
+        for (long g = 1; g <= PT_ROWS; g++) {
+            if (TableShape.PREFETCH_TEST.textContains(g, SEED, p)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ tests
+
+    @Test
+    void shapesMatchTheArticles() {
+        assertEquals(33, TableShape.T.rowsPerPage());
+        assertEquals(242_425, TableShape.T.blocksFor(8_000_000));
+        assertEquals(47, TableShape.PREFETCH_TEST.rowsPerPage());
+        assertEquals(236, TableShape.T.tupleLength());
+    }
+
+    @Test
+    void loadedPagesPassTheBufferManagersVerificationAndHoldTheGeneratorsRows() throws Exception {
+        engine(new SyncIoMethod(), small().build());
+        LoadResult r = engine.load("prefetch_test", TableShape.PREFETCH_TEST, PT_ROWS, SEED, null);
+        assertEquals(TableShape.PREFETCH_TEST.blocksFor(PT_ROWS), r.table().blocks());
+        SmgrRelation rel = engine.heap(r.table());
+        assertEquals(r.table().blocks(), rel.nblocks());
+        try (Arena a = Arena.ofConfined(); RandomAccessFile f = new RandomAccessFile(rel.segmentPath(0).toFile(), "r")) {
+            byte[] bytes = new byte[8192];
+            f.seek(3L * 8192);
+            f.readFully(bytes);
+            MemorySegment page = a.allocate(8192);
+            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, page, 0, 8192);
+            assertEquals(PageVerifier.VALID, PageVerifier.verify(page, 3, true));
+            assertEquals(47, HeapPage.lineCount(page));
+            int off = HeapPage.tupleOffset(page, 5);
+            long g = 3 * 47 + 5;
+            assertEquals(g, HeapPage.getInt(page, off + 24));
+            assertEquals(TableShape.PREFETCH_TEST.value(2, g, SEED), HeapPage.getInt(page, off + 32));
+            assertEquals(128, HeapPage.textLength(page, off + 36));
+            assertEquals(TableShape.PREFETCH_TEST.textByte(g, SEED, 77), page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, off + 40 + 77));
+            assertEquals(3, HeapPage.ctidBlock(page, off));
+            assertEquals(5, HeapPage.ctidLine(page, off));
+        }
+    }
+
+    @Test
+    void everyScanReturnsTheGeneratorsAnswer() throws Exception {
+        loaded();
+        assertEquals(PT_ROWS, engine.scan(ScanRequest.count("prefetch_test")).count());
+        assertEquals(T_ROWS, engine.scan(ScanRequest.count("t")).count());
+        assertEquals(0, engine.scan(ScanRequest.filter("prefetch_test", "payload", "%zzz%")).count());
+        long abc = countText("ab1");
+        assertTrue(abc > 0 && abc < PT_ROWS, "a selective pattern: " + abc);
+        assertEquals(abc, engine.scan(ScanRequest.filter("prefetch_test", "payload", "%ab1%")).count());
+        assertEquals(T_ROWS, engine.scan(ScanRequest.filter("t", "pad", "%xxx%")).count());
+
+        long expected = countVal(2000, 2150);
+        assertTrue(expected > 20, "enough rows: " + expected);
+        ScanReport bitmap = engine.scan(ScanRequest.bitmap("prefetch_test", "val", 2000, 2150));
+        assertEquals(expected, bitmap.count());
+        ScanReport index = engine.scan(ScanRequest.index("prefetch_test", "val", 2000, 2150));
+        assertEquals(expected, index.count());
+        assertEquals(expected * 128, index.sumLength());
+        assertEquals(countVal(0, 50_000), engine.scan(ScanRequest.bitmap("prefetch_test", "val", -5, 60_000)).count());
+        assertEquals(0, engine.scan(ScanRequest.index("prefetch_test", "val", 50_001, 90_000)).count());
+        assertEquals(4901, engine.scan(ScanRequest.bitmap("t", "id", 100, 5000)).count());
+        assertEquals(T_ROWS, engine.scan(ScanRequest.index("t", "id", 1, T_ROWS)).count());
+
+        ScanReport lim = engine.scan(ScanRequest.limit("prefetch_test", "val", 1000, 10));
+        assertEquals(10, lim.rows());
+        assertTrue(lim.sharedHit() + lim.sharedRead() < 64, "LIMIT 10 touched " + (lim.sharedHit() + lim.sharedRead()));
+        assertEquals(0, pool.pinnedBuffers(), "no pin left behind");
+    }
+
+    @Test
+    void bitmapScanStreamsSortedBlocksAndIndexScanRepeatsThem() throws Exception {
+        loaded();
+        ScanReport bitmap = engine.scan(ScanRequest.bitmap("prefetch_test", "val", 0, 5000));
+        ScanReport index = engine.scan(ScanRequest.index("prefetch_test", "val", 0, 5000));
+        assertEquals(bitmap.count(), index.count());
+        StreamFigures b = bitmap.stream();
+        StreamFigures i = index.stream();
+        // the index scan asks for a heap block once per row; the bitmap scan once per block
+        assertEquals(index.count(), i.hits() + i.readBlocks());
+        assertTrue(b.hits() + b.readBlocks() < index.count(), "bitmap " + b + " vs rows " + index.count());
+    }
+
+    @Test
+    void sequentialScanCombinesReadsAndExplainShowsThePg19Fields() throws Exception {
+        loaded();
+        // a fresh pool: the table is cold in shared buffers
+        closePool();
+        engine(new SyncIoMethod(), small().build());
+        ScanReport r = engine.scan(ScanRequest.filter("prefetch_test", "payload", "%zzz%")
+                .with(ScanSettings.parse("effective_io_concurrency=1,io_combine_limit=16,track_io_timing=on")));
+        assertTrue(r.stream().avgIoSize() > 8, "reads combine at effective_io_concurrency=1: " + r.stream());
+        String text = r.explain(true, true, true, "text");
+        assertTrue(text.startsWith("Aggregate (actual time="), text);
+        assertTrue(text.contains("\n  ->  Seq Scan on prefetch_test (actual time="), text);
+        assertTrue(text.contains("        Filter: (payload ~~ '%zzz%'::text)\n        Rows Removed by Filter: 20000\n"), text);
+        assertTrue(text.contains("        Buffers: shared read=426"), text);
+        assertTrue(text.contains("        I/O Timings: shared read="), text);
+        assertTrue(text.contains("        Prefetch: avg="), text);
+        assertTrue(text.contains("        I/O: count="), text);
+        assertTrue(text.contains("Execution Time: "), text);
+        String json = r.explain(true, true, true, "json");
+        assertTrue(json.contains("\"Node Type\": \"Seq Scan\"") && json.contains("\"Average I/O Size\": ")
+                && json.contains("\"Shared Read Blocks\": 426"), json);
+        String plain = r.explain(false, false, false, "text");
+        assertEquals("Aggregate\n  ->  Seq Scan on prefetch_test\n        Filter: (payload ~~ '%zzz%'::text)", plain);
+    }
+
+    @Test
+    void checksumScanNamesEveryFlippedByteBlockWithoutStoppingAtTheFirst() throws Exception {
+        loaded();
+        TableInfo t = engine.table("prefetch_test");
+        assertEquals(List.of(), engine.scan(ScanRequest.checksums("prefetch_test")).badBlocks());
+        closePool();
+        SmgrRelation heapRel;
+        engine(new SyncIoMethod(), small().build());
+        heapRel = engine.heap(t);
+        Random rnd = new Random(7);
+        Set<Long> flipped = new TreeSet<>();
+        while (flipped.size() < 4) {
+            long byteAt = (long) (rnd.nextDouble() * t.blocks() * 8192);
+            long block = byteAt / 8192;
+            if (flipped.add(block)) {
+                flip(heapRel, block, (int) (byteAt % 8192));
+            }
+        }
+        flipped.add(t.blocks() - 1);
+        flip(heapRel, t.blocks() - 1, 8); // the checksum field of the last block
+        SmgrRelation idxRel = engine.indexRelation(t.index("val"));
+        flip(idxRel, 2, 100);
+        ScanReport r = engine.scan(ScanRequest.checksums("prefetch_test"));
+        Set<Long> heapBad = new TreeSet<>();
+        boolean indexBad = false;
+        for (BadBlock b : r.badBlocks()) {
+            assertTrue(b.message().contains("block " + b.block()), b.message());
+            if (b.relation().equals(heapRel.toString())) {
+                heapBad.add(b.block());
+            } else {
+                assertEquals(idxRel.toString(), b.relation());
+                assertEquals(2, b.block());
+                assertTrue(b.message().startsWith("index prefetch_test_val_idx"), b.message());
+                indexBad = true;
+            }
+        }
+        assertEquals(flipped, heapBad);
+        assertTrue(indexBad, "the index block was found: " + r.badBlocks());
+        assertEquals(t.blocks() + t.index("val").blocks(), r.count(), "every block checked");
+        assertTrue(r.explain(true, true, false, "text").contains("Bad Blocks: 6 ("), r.explain(true, true, false, "text"));
+        assertEquals(0, pool.pinnedBuffers());
+        // a normal scan fails on the first bad block, one line naming table, relation and block
+        TableException e = assertThrows(TableException.class, () -> engine.scan(ScanRequest.count("prefetch_test")));
+        long firstBad = flipped.iterator().next();
+        assertTrue(e.getMessage().startsWith("table prefetch_test (relation " + heapRel + "): ")
+                && e.getMessage().contains("block " + firstBad) && !e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    private static void flip(SmgrRelation rel, long block, int offset) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
+            long pos = rel.segmentOffset(block) + offset;
+            f.seek(pos);
+            int b = f.read();
+            f.seek(pos);
+            f.write(b ^ 0x01);
+        }
+    }
+
+    @Test
+    void limitEndsItsStreamWithoutWaitingForReadsInFlight() throws Exception {
+        engine(new SyncIoMethod(), small().build());
+        engine.load("prefetch_test", TableShape.PREFETCH_TEST, PT_ROWS, SEED, null);
+        engine.createIndex("prefetch_test", "val");
+        closePool();
+        SlowMethod slow = new SlowMethod(16, 30);
+        engine(slow, small().effectiveIoConcurrency(16).build());
+        open.add(0, slow);
+        ScanReport r = engine.scan(ScanRequest.limit("prefetch_test", "val", 1000, 10));
+        assertEquals(10, r.rows());
+        assertTrue(r.sharedHit() + r.sharedRead() < 64, "touched " + (r.sharedHit() + r.sharedRead()));
+        String text = r.explain(true, true, true, "text");
+        String closed = text.substring(text.indexOf("Stream Closed Early: ") + 21);
+        double ms = Double.parseDouble(closed.substring(0, closed.indexOf(" ms")));
+        assertTrue(ms < 10, "close() returned at once although reads take 30 ms: " + text);
+        assertTrue(r.stream().ioCount() > 10, "reads were in flight past the 10th row: " + r.stream());
+        // reads still in flight hold only their own pin, dropped when they complete
+        for (int i = 0; i < 400 && pool.pinnedBuffers() > 0; i++) {
+            Thread.sleep(5);
+        }
+        assertEquals(0, pool.pinnedBuffers(), "nothing leaked once the background reads completed");
+    }
+
+    @Test
+    void catalogNamesAreCheckedAndSurviveARestart() throws Exception {
+        engine(new SyncIoMethod(), small().build());
+        assertThrows(IllegalArgumentException.class, () -> engine.load("../etc", TableShape.T, 10, 1, null));
+        assertThrows(IllegalArgumentException.class, () -> engine.load("T1", TableShape.T, 10, 1, null));
+        engine.load("t1", TableShape.T, 100, 1, null);
+        TableException dup = assertThrows(TableException.class, () -> engine.load("t1", TableShape.T, 10, 1, null));
+        assertTrue(dup.getMessage().contains("\"t1\" already exists"), dup.getMessage());
+        TableException missing = assertThrows(TableException.class, () -> engine.scan(ScanRequest.count("nope")));
+        assertTrue(missing.getMessage().contains("\"nope\" does not exist; tables: [t1]"), missing.getMessage());
+        assertTrue(Files.exists(dir.resolve("catalog.properties")));
+        TableEngine again = new TableEngine(pool);
+        assertEquals(100, again.table("t1").rows());
+        again.drop("t1");
+        assertEquals(List.of(), new TableEngine(pool).tables());
+    }
+
+    @Test
+    void settingsParseWithPostgresNames() {
+        ScanSettings s = ScanSettings.parse("effective_io_concurrency=1, io_combine_limit=128kB, read_stream_lookahead=pg18");
+        assertEquals(1, s.effectiveIoConcurrency());
+        assertEquals(16, s.ioCombineLimit());
+        assertEquals(BufMgrSettings.Lookahead.PG18, s.readStreamLookahead());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ScanSettings.parse("work_mem=4MB"));
+        assertTrue(e.getMessage().contains("unknown setting \"work_mem\""), e.getMessage());
+    }
+}
