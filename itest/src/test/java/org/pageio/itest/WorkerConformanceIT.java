@@ -1,0 +1,78 @@
+package org.pageio.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.util.Filter;
+import org.pageio.api.IoCallback;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.api.IoResult;
+import org.pageio.api.IoReturn;
+import org.pageio.api.IoSession;
+import org.pageio.itest.kit.BlockPattern;
+import org.pageio.itest.kit.MethodConformanceKit;
+
+/**
+ * {@code io_method=worker} passes the method conformance kit, and its I/O really runs in the
+ * pool: the shared completion callback runs in a thread named {@code pageio io worker N}.
+ */
+public class WorkerConformanceIT extends MethodConformanceKit {
+
+    @Inject
+    @Filter("(io.method=worker)")
+    private IoMethod worker;
+
+    @Override
+    protected Option extraOptions() {
+        return reactorBundle("worker-bundle");
+    }
+
+    @Override
+    protected IoMethod method() {
+        return worker;
+    }
+
+    @Test
+    public void sharedCallbacksRunInAnIoWorkerThreadAndLocalOnesInTheIssuer() {
+        Queue<String> shared = new ConcurrentLinkedQueue<>();
+        Queue<String> local = new ConcurrentLinkedQueue<>();
+        IoCallback where = new IoCallback() {
+            public String name() {
+                return "kit_where";
+            }
+
+            public long completeShared(IoHandle h, long r, int data) {
+                shared.add(Thread.currentThread().getName());
+                return r;
+            }
+
+            public long completeLocal(IoHandle h, long r, int data) {
+                local.add(Thread.currentThread().getName());
+                return r;
+            }
+        };
+        try (IoSession s = ctx.openSession("kit")) {
+            for (int i = 0; i < 8; i++) {
+                MemorySegment buf = block();
+                IoReturn ret = new IoReturn();
+                IoHandle h = s.acquire();
+                long gen = h.generation();
+                h.setIovec(0, buf).setReturn(ret).addCallback(where, 0).startReadv(alphaFd, 1, (long) i * BLOCK);
+                s.await(h, gen);
+                assertEquals(ret.message(), IoResult.OK, ret.status());
+                assertEquals(null, BlockPattern.check("alpha", i, buf));
+            }
+        }
+        assertEquals(8, shared.size());
+        assertTrue("shared callbacks ran in " + shared, shared.stream().allMatch(n -> n.startsWith("pageio io worker ")));
+        assertTrue("local callbacks ran in " + local,
+                local.stream().allMatch(n -> n.equals(Thread.currentThread().getName())));
+    }
+}

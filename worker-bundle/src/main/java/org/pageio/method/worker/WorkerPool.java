@@ -1,0 +1,613 @@
+package org.pageio.method.worker;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.pageio.api.IoHandle;
+import org.pageio.posix.Errno;
+
+/**
+ * The engine of {@code io_method=worker} (PostgreSQL's method_worker.c plus the postmaster's part):
+ * a bounded submission queue of handles, up to 32 worker slots with registered/idle bitsets, and a
+ * supervisor thread that launches workers (at start, below {@code io_min_workers}, to replace a
+ * worker that died, and when the backlog asks for growth, at most one per
+ * {@code io_worker_launch_interval}).
+ *
+ * <h2>Shared state and who touches it</h2>
+ * <ul>
+ *   <li><b>Queue lock</b> ({@code queueLock}, a CAS spin lock: 0 free, 1 held): guards {@code ring},
+ *       {@code head}, {@code tail}, {@code idle} and {@code accepting}. Acquired by a CAS (volatile,
+ *       hence acquire), released by a release store. Submitters only <em>try</em> it once
+ *       (PostgreSQL 19's conditional acquire: if it is busy, the batch runs in the issuer); workers
+ *       and {@link #stop} spin, then yield. Nothing else is taken while it is held.</li>
+ *   <li><b>Ring</b>: 64 slots (a power of two), {@code head} = next insert, {@code tail} = next
+ *       consume, full when {@code head + 1 == tail} (so 63 usable), as in PostgreSQL. A handle enters
+ *       in state SUBMITTED: the issuer's release store of SUBMITTED and then the queue lock order its
+ *       definition before the worker's dequeue. {@code head}/{@code tail}/{@code idle} are written
+ *       under the lock with release stores so that the gauges may read them without it.</li>
+ *   <li><b>registered</b> (bit i = worker i exists): set by the supervisor at launch, cleared by the
+ *       worker itself when it exits; atomic read-modify-write (volatile). {@code nworkers} is its bit
+ *       count. Ids stay dense: launches take the lowest free id; only the highest may retire.</li>
+ *   <li><b>grow / growSignalSent</b>: PostgreSQL's grow request, volatile accesses (PostgreSQL
+ *       puts full barriers there). Set by workers, cleared by workers (cancel) and the supervisor.</li>
+ *   <li><b>settings</b>: a volatile reference to an immutable {@link WorkerSettings}; replaced by
+ *       {@link #reconfigure}, after which every worker and the supervisor are woken.</li>
+ *   <li><b>slots</b>: the {@link IoWorker} of each id; release store at launch (before the
+ *       registered bit), acquire load by wakers. An entry is never cleared: a waker that picked a
+ *       worker that is exiting unparks a finished thread, which is harmless, because an exiting
+ *       worker wakes every other worker (PostgreSQL's wake-up-versus-exit rule).</li>
+ *   <li><b>counters</b>: per-slot I/O counts have one writer (the worker holding the id), opaque
+ *       stores; the others are atomic adds, none on the queued fast path.</li>
+ * </ul>
+ *
+ * <h2>Wake-ups</h2>
+ * A worker marks itself idle <em>under the queue lock</em> when it finds the queue empty, and a
+ * submitter chooses (and un-marks) the lowest idle worker under the same lock after enqueuing: so
+ * either the worker saw the handle or the submitter saw the worker idle. {@link LockSupport#unpark}
+ * before {@link LockSupport#park} is not lost (the permit). One worker is woken per batch; a worker
+ * that dequeued wakes the lowest idle worker above itself while the queue is non-empty and it is
+ * not itself getting useless wake-ups (the {@code hist_wakeups <= hist_ios} ratio), else asks for
+ * growth when the queue is deeper than the number of workers.
+ */
+final class WorkerPool {
+
+    /** The submission queue's size, as PostgreSQL's {@code io_worker_queue_size} (63 usable). */
+    static final int QUEUE_SIZE = 64;
+    private static final int QUEUE_MASK = QUEUE_SIZE - 1;
+    static final int MAX_WORKERS = WorkerSettings.MAX_WORKERS;
+    /** When a retry of a failed thread start happens. */
+    private static final long LAUNCH_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final int SPINS_BEFORE_YIELD = 64;
+
+    private static final System.Logger LOG = System.getLogger(WorkerIoMethod.PID);
+
+    private static final VarHandle QUEUE_LOCK;
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle IDLE;
+    private static final VarHandle REGISTERED;
+    private static final VarHandle GROW;
+    private static final VarHandle GROW_SIGNAL_SENT;
+    private static final VarHandle PEAK;
+    private static final VarHandle LAUNCHES;
+    private static final VarHandle RETIREMENTS;
+    private static final VarHandle DEATHS;
+    private static final VarHandle INLINE_FULL;
+    private static final VarHandle INLINE_CONTENDED;
+    private static final VarHandle PENDING_REPLACEMENTS;
+    private static final VarHandle FAULT;
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(IoWorker[].class);
+    private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            QUEUE_LOCK = l.findVarHandle(WorkerPool.class, "queueLock", int.class);
+            HEAD = l.findVarHandle(WorkerPool.class, "head", int.class);
+            TAIL = l.findVarHandle(WorkerPool.class, "tail", int.class);
+            IDLE = l.findVarHandle(WorkerPool.class, "idle", long.class);
+            REGISTERED = l.findVarHandle(WorkerPool.class, "registered", long.class);
+            GROW = l.findVarHandle(WorkerPool.class, "grow", boolean.class);
+            GROW_SIGNAL_SENT = l.findVarHandle(WorkerPool.class, "growSignalSent", boolean.class);
+            PEAK = l.findVarHandle(WorkerPool.class, "peakWorkers", int.class);
+            LAUNCHES = l.findVarHandle(WorkerPool.class, "launches", long.class);
+            RETIREMENTS = l.findVarHandle(WorkerPool.class, "retirements", long.class);
+            DEATHS = l.findVarHandle(WorkerPool.class, "deaths", long.class);
+            INLINE_FULL = l.findVarHandle(WorkerPool.class, "inlineQueueFull", long.class);
+            INLINE_CONTENDED = l.findVarHandle(WorkerPool.class, "inlineContended", long.class);
+            PENDING_REPLACEMENTS = l.findVarHandle(WorkerPool.class, "pendingReplacements", int.class);
+            FAULT = l.findVarHandle(WorkerPool.class, "faultAtNextDequeue", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // ---- guarded by the queue lock ----
+    private final IoHandle[] ring = new IoHandle[QUEUE_SIZE];
+    /** 0 = free, 1 = held. CAS to acquire (volatile), setRelease to release. */
+    @SuppressWarnings("unused")
+    private int queueLock;
+    /** Next insert position. Written under the lock with setRelease; gauges read it with getAcquire. */
+    @SuppressWarnings("unused")
+    private int head;
+    /** Next consume position. Same accesses as {@code head}. */
+    @SuppressWarnings("unused")
+    private int tail;
+    /** Bit i: worker i sleeps with nothing to do. Same accesses as {@code head}. */
+    @SuppressWarnings("unused")
+    private long idle;
+    /** False once {@link #stop} began: submitters then execute inline. Plain, under the lock. */
+    private boolean accepting = true;
+
+    // ---- lock-free state ----
+    /** Bit i: worker i exists. getAndBitwiseOr/And (volatile) to change, getVolatile to read. */
+    @SuppressWarnings("unused")
+    private long registered;
+    /** PostgreSQL's {@code grow}: a worker saw a backlog and no higher idle peer. Volatile accesses. */
+    @SuppressWarnings("unused")
+    private boolean grow;
+    /** PostgreSQL's {@code grow_signal_sent}: the supervisor was unparked for it. Volatile accesses. */
+    @SuppressWarnings("unused")
+    private boolean growSignalSent;
+    /** Deaths not yet replaced. Atomic adds; the supervisor consumes them. */
+    @SuppressWarnings("unused")
+    private int pendingReplacements;
+    /** Test hook: the next worker that dequeues a handle throws an {@link Error} while holding it. */
+    @SuppressWarnings("unused")
+    private boolean faultAtNextDequeue;
+
+    private volatile WorkerSettings settings;
+    private volatile boolean stopping;
+
+    private final IoWorker[] slots = new IoWorker[MAX_WORKERS];
+    private final long[] slotIos = new long[MAX_WORKERS];
+    @SuppressWarnings("unused")
+    private int peakWorkers;
+    @SuppressWarnings("unused")
+    private long launches;
+    @SuppressWarnings("unused")
+    private long retirements;
+    @SuppressWarnings("unused")
+    private long deaths;
+    @SuppressWarnings("unused")
+    private long inlineQueueFull;
+    @SuppressWarnings("unused")
+    private long inlineContended;
+
+    private final Thread supervisor;
+
+    WorkerPool(WorkerSettings settings) {
+        this.settings = settings;
+        this.supervisor = new Thread(this::supervise, "pageio io worker supervisor");
+        this.supervisor.setDaemon(true);
+    }
+
+    /** Starts the supervisor, which launches {@code io_min_workers} workers at once. */
+    void start() {
+        supervisor.start();
+    }
+
+    WorkerSettings settings() {
+        return settings;
+    }
+
+    boolean stopping() {
+        return stopping;
+    }
+
+    // ------------------------------------------------------------------ submission (issuer threads)
+
+    /**
+     * Queues {@code handles[0..count)} and wakes the lowest idle worker, once per batch. What does
+     * not fit, all of it when the queue lock is busy, and everything after {@link #stop}, the issuer
+     * executes itself with its session's errno area. Never throws for an I/O error. Allocates nothing.
+     */
+    void submit(IoHandle[] handles, int count) {
+        int queued = 0;
+        int worker = -1;
+        if ((boolean) QUEUE_LOCK.compareAndSet(this, 0, 1)) {
+            try {
+                if (accepting) {
+                    while (queued < count && insertLocked(handles[queued])) {
+                        queued++;
+                    }
+                    worker = chooseIdleLocked(-1);
+                }
+            } finally {
+                unlockQueue();
+            }
+            if (worker >= 0) {
+                wake(worker);
+            }
+            if (queued < count && accepting()) {
+                INLINE_FULL.getAndAdd(this, (long) (count - queued));
+            }
+        } else {
+            INLINE_CONTENDED.getAndAdd(this, (long) count);
+        }
+        for (int i = queued; i < count; i++) {
+            IoHandle h = handles[i];
+            h.performSynchronously(h.session().callState());
+        }
+    }
+
+    /** Whether new I/O is queued (false once {@link #stop} began). Any thread; volatile read. */
+    boolean accepting() {
+        return !stopping;
+    }
+
+    private boolean insertLocked(IoHandle h) {
+        int hd = (int) HEAD.get(this);
+        int next = (hd + 1) & QUEUE_MASK;
+        if (next == (int) TAIL.get(this)) {
+            return false; // full
+        }
+        ring[hd] = h;
+        HEAD.setRelease(this, next);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ queue, for workers
+
+    void lockQueue() {
+        int spins = 0;
+        while (!(boolean) QUEUE_LOCK.compareAndSet(this, 0, 1)) {
+            if (++spins < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    void unlockQueue() {
+        QUEUE_LOCK.setRelease(this, 0);
+    }
+
+    /** The oldest queued handle, or null. Queue lock held. */
+    IoHandle dequeueLocked() {
+        int tl = (int) TAIL.get(this);
+        if (tl == (int) HEAD.get(this)) {
+            return null;
+        }
+        IoHandle h = ring[tl];
+        ring[tl] = null;
+        TAIL.setRelease(this, (tl + 1) & QUEUE_MASK);
+        return h;
+    }
+
+    /** Queued handles. Queue lock held. */
+    int depthLocked() {
+        return ((int) HEAD.get(this) - (int) TAIL.get(this)) & QUEUE_MASK;
+    }
+
+    void setIdleLocked(long bit) {
+        IDLE.setRelease(this, (long) IDLE.get(this) | bit);
+    }
+
+    void clearIdleLocked(long bit) {
+        IDLE.setRelease(this, (long) IDLE.get(this) & ~bit);
+    }
+
+    /** Whether this worker's idle bit is set (nobody chose it since it marked itself). Acquire load. */
+    boolean isIdle(long bit) {
+        return ((long) IDLE.getAcquire(this) & bit) != 0;
+    }
+
+    /**
+     * PostgreSQL's {@code pgaio_worker_choose_idle}: the lowest idle worker with an id above
+     * {@code onlyAbove} (-1: any), marked not idle; -1 if none. Queue lock held.
+     */
+    int chooseIdleLocked(int onlyAbove) {
+        long set = (long) IDLE.get(this);
+        if (onlyAbove >= 0) {
+            set &= -1L << (onlyAbove + 1);
+        }
+        if (set == 0) {
+            return -1;
+        }
+        int id = Long.numberOfTrailingZeros(set);
+        IDLE.setRelease(this, (long) IDLE.get(this) & ~(1L << id));
+        return id;
+    }
+
+    /** Sets worker {@code id}'s latch. Outside the queue lock. */
+    void wake(int id) {
+        IoWorker w = (IoWorker) SLOTS.getAcquire(slots, id);
+        if (w != null) {
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /** Wakes every registered worker but {@code except} (-1: all): the pool changed. */
+    private void wakeAll(int except) {
+        long set = (long) REGISTERED.getVolatile(this);
+        while (set != 0) {
+            int id = Long.numberOfTrailingZeros(set);
+            set &= set - 1;
+            if (id != except) {
+                wake(id);
+            }
+        }
+    }
+
+    int nworkers() {
+        return Long.bitCount((long) REGISTERED.getVolatile(this));
+    }
+
+    /**
+     * PostgreSQL's {@code pgaio_worker_can_timeout}: only the highest-numbered worker, and only if
+     * its id is at least {@code io_min_workers}, may retire on the idle timeout.
+     */
+    boolean canTimeout(int id, WorkerSettings s) {
+        if (id < s.minWorkers()) {
+            return false;
+        }
+        long reg = (long) REGISTERED.getVolatile(this);
+        return reg != 0 && id == 63 - Long.numberOfLeadingZeros(reg);
+    }
+
+    /**
+     * The idle timeout fired: retire if nobody chose this worker meanwhile and the queue is empty.
+     * Removes it from the idle set; the caller then exits through {@link #workerExited}.
+     */
+    boolean tryRetire(IoWorker w) {
+        lockQueue();
+        try {
+            if (!isIdle(w.bit) || depthLocked() != 0) {
+                return false;
+            }
+            clearIdleLocked(w.bit);
+            return true;
+        } finally {
+            unlockQueue();
+        }
+    }
+
+    /** PostgreSQL's {@code pgaio_worker_request_grow}. Any worker. */
+    void requestGrow() {
+        if (nworkers() >= settings.maxWorkers()) {
+            return;
+        }
+        if ((boolean) GROW.getVolatile(this)) {
+            return;
+        }
+        GROW.setVolatile(this, true);
+        if ((boolean) GROW_SIGNAL_SENT.getVolatile(this)) {
+            return; // the supervisor already knows; it waits for the launch interval
+        }
+        GROW_SIGNAL_SENT.setVolatile(this, true);
+        LockSupport.unpark(supervisor);
+    }
+
+    /** PostgreSQL's {@code pgaio_worker_cancel_grow}: a worker saw the queue empty. */
+    void cancelGrow() {
+        if ((boolean) GROW.getVolatile(this)) {
+            GROW.setVolatile(this, false);
+        }
+    }
+
+    /** One more I/O executed by worker {@code id}. Single writer per id: opaque store. */
+    void countIo(int id) {
+        COUNTS.setOpaque(slotIos, id, (long) COUNTS.getOpaque(slotIos, id) + 1);
+    }
+
+    /** Throws if the test hook is armed (consuming it). Called by a worker holding a handle. */
+    void maybeInjectFault(IoWorker w, IoHandle h) {
+        if ((boolean) FAULT.getOpaque(this) && FAULT.compareAndSet(this, true, false)) {
+            throw new InjectedWorkerFault("injected fault in " + w.thread.getName() + " holding " + h);
+        }
+    }
+
+    /** Package-private test hook: the next dequeue, in whichever worker, throws an Error. */
+    void injectFaultAtNextDequeue() {
+        FAULT.setVolatile(this, true);
+    }
+
+    /** The Error the fault hook throws. */
+    static final class InjectedWorkerFault extends Error {
+        private static final long serialVersionUID = 1L;
+
+        InjectedWorkerFault(String message) {
+            super(message);
+        }
+    }
+
+    // ------------------------------------------------------------------ worker life cycle
+
+    /**
+     * A worker leaves the pool (retired, above {@code io_max_workers}, stopped, or died). In its own
+     * thread, as its last act: out of the idle set (queue lock), out of the registered set, then
+     * every other worker is woken (the new highest learns it may time out, and a wake-up that chose
+     * this worker is not lost), and the supervisor (to replace or top up to the minimum).
+     */
+    void workerExited(IoWorker w, IoWorker.Exit reason, Throwable death) {
+        lockQueue();
+        try {
+            clearIdleLocked(w.bit);
+        } finally {
+            unlockQueue();
+        }
+        REGISTERED.getAndBitwiseAnd(this, ~w.bit);
+        switch (reason) {
+            case RETIRED, ABOVE_MAX -> RETIREMENTS.getAndAdd(this, 1L);
+            case DIED -> {
+                DEATHS.getAndAdd(this, 1L);
+                if (!stopping) {
+                    PENDING_REPLACEMENTS.getAndAdd(this, 1);
+                }
+                LOG.log(System.Logger.Level.ERROR, w.thread.getName() + " died; its I/O was completed with -EIO"
+                        + " and the supervisor starts a replacement", death);
+            }
+            case STOPPED -> { }
+        }
+        wakeAll(w.id);
+        LockSupport.unpark(supervisor);
+    }
+
+    // ------------------------------------------------------------------ supervisor (the postmaster's part)
+
+    private void supervise() {
+        long launchNext = 0;
+        boolean launchNextSet = false;
+        while (!stopping) {
+            WorkerSettings s = settings;
+            long sleep = -1; // park until unparked
+            int n = nworkers();
+            if (n >= s.maxWorkers()) {
+                // Nothing to launch. Forget requests, so that a later backlog signals afresh.
+                PENDING_REPLACEMENTS.setVolatile(this, 0);
+                GROW.setVolatile(this, false);
+                GROW_SIGNAL_SENT.setVolatile(this, false);
+            } else if (n < s.minWorkers() || (int) PENDING_REPLACEMENTS.getVolatile(this) > 0) {
+                // Start, a raised io_min_workers, or a replacement: at once, not gated by the interval.
+                if (launch(s)) {
+                    if ((int) PENDING_REPLACEMENTS.getVolatile(this) > 0) {
+                        PENDING_REPLACEMENTS.getAndAdd(this, -1);
+                    }
+                    continue;
+                }
+                sleep = LAUNCH_RETRY_NANOS;
+            } else if ((boolean) GROW_SIGNAL_SENT.getVolatile(this)) {
+                long now = System.nanoTime();
+                if (launchNextSet && launchNext - now > 0) {
+                    sleep = launchNext - now; // not yet: at most one launch per interval
+                } else {
+                    long interval = TimeUnit.MILLISECONDS.toNanos(s.launchIntervalMs());
+                    // Advance from the previous launch time, or from now if that is stale.
+                    launchNext = launchNextSet && launchNext + interval - now > 0 ? launchNext + interval
+                            : now + interval;
+                    launchNextSet = true;
+                    boolean wanted = (boolean) GROW.getVolatile(this);
+                    GROW.setVolatile(this, false);
+                    GROW_SIGNAL_SENT.setVolatile(this, false);
+                    if (wanted && !launch(s)) {
+                        sleep = LAUNCH_RETRY_NANOS;
+                    } else {
+                        continue;
+                    }
+                }
+            }
+            if (stopping) {
+                break;
+            }
+            if (sleep < 0) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, sleep);
+            }
+            Thread.interrupted(); // interrupts mean nothing here; do not let them turn park into a spin
+        }
+    }
+
+    /** Starts a worker in the lowest free id (dense ids). Supervisor thread only. */
+    private boolean launch(WorkerSettings s) {
+        long reg = (long) REGISTERED.getVolatile(this);
+        long free = ~reg & (-1L >>> (64 - MAX_WORKERS));
+        if (free == 0) {
+            return false;
+        }
+        int id = Long.numberOfTrailingZeros(free);
+        if (id >= s.maxWorkers()) {
+            return false;
+        }
+        IoWorker w;
+        try {
+            w = new IoWorker(this, id);
+            SLOTS.setRelease(slots, id, w);
+            REGISTERED.getAndBitwiseOr(this, w.bit);
+            w.thread.start();
+        } catch (Throwable t) {
+            REGISTERED.getAndBitwiseAnd(this, ~(1L << id));
+            LOG.log(System.Logger.Level.WARNING, "could not start pageio io worker " + id + "; retrying in "
+                    + TimeUnit.NANOSECONDS.toMillis(LAUNCH_RETRY_NANOS) + " ms", t);
+            return false;
+        }
+        LAUNCHES.getAndAdd(this, 1L);
+        int count = nworkers();
+        int peak;
+        while (count > (peak = (int) PEAK.getVolatile(this)) && !PEAK.compareAndSet(this, peak, count)) {
+            Thread.onSpinWait();
+        }
+        wakeAll(id); // PostgreSQL's registration wake-up: the previous highest may no longer time out
+        return true;
+    }
+
+    // ------------------------------------------------------------------ settings, stop, gauges
+
+    /** Applies new (valid) settings live and wakes everybody to re-evaluate. */
+    void reconfigure(WorkerSettings s) {
+        settings = s;
+        wakeAll(-1);
+        LockSupport.unpark(supervisor);
+    }
+
+    /**
+     * Stops accepting, completes the queued-but-not-started handles with {@code -ECANCELED}, lets
+     * the running ones finish, and joins the threads within {@code boundNanos}. Returns the number
+     * of threads still alive after the bound (0 normally). After this, {@link #submit} executes
+     * inline.
+     */
+    int stop(long boundNanos) {
+        IoHandle[] cancelled = new IoHandle[QUEUE_SIZE];
+        int n = 0;
+        lockQueue();
+        try {
+            accepting = false;
+            stopping = true;
+            for (IoHandle h; (h = dequeueLocked()) != null; ) {
+                cancelled[n++] = h;
+            }
+        } finally {
+            unlockQueue();
+        }
+        LockSupport.unpark(supervisor);
+        wakeAll(-1);
+        for (int i = 0; i < n; i++) {
+            cancelled[i].complete(-Errno.ECANCELED);
+        }
+        long deadline = System.nanoTime() + boundNanos;
+        int alive = 0;
+        if (!join(supervisor, deadline)) {
+            alive++;
+        }
+        for (int id = 0; id < MAX_WORKERS; id++) { // the supervisor is gone: no new workers
+            IoWorker w = (IoWorker) SLOTS.getAcquire(slots, id);
+            if (w != null && !join(w.thread, deadline)) {
+                alive++;
+            }
+        }
+        if (alive > 0) {
+            LOG.log(System.Logger.Level.WARNING, alive + " pageio io worker thread(s) still running "
+                    + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms after stop (a system call that does not"
+                    + " return?); they complete their I/O and exit when it returns");
+        }
+        return alive;
+    }
+
+    private static boolean join(Thread t, long deadline) {
+        boolean interrupted = false;
+        try {
+            while (t.isAlive()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                LockSupport.unpark(t);
+                try {
+                    t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(left, 50_000_000L))));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    WorkerPoolStats stats() {
+        long[] ios = new long[MAX_WORKERS];
+        for (int i = 0; i < MAX_WORKERS; i++) {
+            ios[i] = (long) COUNTS.getOpaque(slotIos, i);
+        }
+        int depth = ((int) HEAD.getAcquire(this) - (int) TAIL.getAcquire(this)) & QUEUE_MASK;
+        return new WorkerPoolStats(nworkers(), Long.bitCount((long) IDLE.getAcquire(this)),
+                (int) PEAK.getVolatile(this), depth, (long) LAUNCHES.getVolatile(this),
+                (long) RETIREMENTS.getVolatile(this), (long) DEATHS.getVolatile(this),
+                (long) INLINE_FULL.getVolatile(this), (long) INLINE_CONTENDED.getVolatile(this), ios);
+    }
+
+    /** The thread of worker {@code id}, if one ever ran there (tests). */
+    Thread workerThread(int id) {
+        IoWorker w = (IoWorker) SLOTS.getAcquire(slots, id);
+        return w == null ? null : w.thread;
+    }
+
+    Thread supervisorThread() {
+        return supervisor;
+    }
+}

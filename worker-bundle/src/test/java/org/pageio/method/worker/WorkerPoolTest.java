@@ -1,0 +1,565 @@
+package org.pageio.method.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.lang.annotation.Annotation;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.pageio.api.AioConfig;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoCallback;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoResult;
+import org.pageio.api.IoReturn;
+import org.pageio.api.IoSession;
+import org.pageio.posix.Errno;
+import org.pageio.posix.OpenFlags;
+import org.pageio.posix.Posix;
+
+/**
+ * The pool's behaviour outside a container: growth under a sustained backlog (to the maximum and
+ * not beyond, at most one launch per interval), shrinking to the minimum after the idle timeout
+ * (highest first, serialised, ids dense), a dying worker (its I/O completes with -EIO, it is
+ * replaced), stopping with I/O in flight (every handle completes or fails), lowest-idle wake-up,
+ * the inline paths, and the settings' validation. Intervals are short; every wait has a deadline of
+ * several seconds and no assertion depends on speed except lower bounds the code enforces.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class WorkerPoolTest {
+
+    static final int BLOCK = 8192;
+    static final int FILE_BLOCKS = 64;
+    static final long DEADLINE_MS = 10_000;
+
+    @TempDir
+    Path dir;
+    Path file;
+    int fd = -1;
+    Arena arena;
+    AioContext ctx;
+    WorkerIoMethod method;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        file = dir.resolve("rel");
+        byte[] data = new byte[FILE_BLOCKS * BLOCK];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i * 31 + (i >>> 13));
+        }
+        Files.write(file, data);
+        fd = Posix.open(file, OpenFlags.O_RDONLY, 0);
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (method != null) {
+            method.close();
+        }
+        if (ctx != null) {
+            ctx.close();
+        }
+        Posix.close(fd, file);
+        arena.close();
+    }
+
+    private void start(WorkerSettings s) {
+        start(s, 64);
+    }
+
+    private void start(WorkerSettings s, int handlesPerSession) {
+        method = new WorkerIoMethod(s);
+        ctx = AioContext.create(method, new AioConfig(8, handlesPerSession, 16));
+    }
+
+    /** Sleeps in the shared completion (so in a worker, or the issuer when inline) and notes the thread. */
+    static final class SlowCallback implements IoCallback {
+        volatile int delayMs;
+        final Queue<String> threads = new ConcurrentLinkedQueue<>();
+
+        SlowCallback(int delayMs) {
+            this.delayMs = delayMs;
+        }
+
+        @Override
+        public String name() {
+            return "slow";
+        }
+
+        @Override
+        public long completeShared(IoHandle handle, long result, int data) {
+            threads.add(Thread.currentThread().getName());
+            int d = delayMs;
+            if (d > 0) {
+                try {
+                    Thread.sleep(d);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return result;
+        }
+    }
+
+    private IoReturn read(IoSession s, long block, IoCallback cb, int flags) {
+        IoReturn ret = new IoReturn();
+        IoHandle h = s.acquire();
+        long gen = h.generation();
+        h.setIovec(0, arena.allocate(BLOCK, 4096)).setReturn(ret).setFlags(flags);
+        if (cb != null) {
+            h.addCallback(cb, 0);
+        }
+        h.startReadv(fd, 1, block * BLOCK);
+        s.await(h, gen);
+        return ret;
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("not within " + DEADLINE_MS + " ms: " + what);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** Issuer threads that keep their sessions' handles busy with slow reads until stopped. */
+    private final class Backlog implements AutoCloseable {
+        final AtomicBoolean stop = new AtomicBoolean();
+        final List<Thread> threads = new ArrayList<>();
+        final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+
+        Backlog(int issuers, IoCallback cb) {
+            for (int t = 0; t < issuers; t++) {
+                Thread th = new Thread(() -> run(cb), "backlog issuer " + t);
+                th.setDaemon(true);
+                threads.add(th);
+                th.start();
+            }
+        }
+
+        private void run(IoCallback cb) {
+            try (IoSession s = ctx.openSession("backlog")) {
+                MemorySegment buf = arena.allocate(BLOCK, 4096);
+                long b = 0;
+                while (!stop.get()) {
+                    IoHandle h = s.acquire(); // waits for the oldest when all handles are in flight
+                    h.setIovec(0, buf).addCallback(cb, 0).startReadv(fd, 1, (b++ % FILE_BLOCKS) * BLOCK);
+                }
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join(DEADLINE_MS);
+                assertFalse(t.isAlive(), t.getName() + " did not finish");
+            }
+            assertTrue(failures.isEmpty(), "issuer failures: " + failures);
+        }
+    }
+
+    // ------------------------------------------------------------------ sizing
+
+    @Test
+    void startsTheMinimumOfDaemonWorkersNamedByTheirId() {
+        start(WorkerSettings.of(3, 8, 60_000, 100));
+        await("3 workers", () -> method.stats().workersAlive() == 3 && method.stats().workersIdle() == 3);
+        for (int id = 0; id < 3; id++) {
+            Thread t = method.pool().workerThread(id);
+            assertNotNull(t);
+            assertEquals("pageio io worker " + id, t.getName());
+            assertTrue(t.isDaemon());
+        }
+        assertNull(method.pool().workerThread(3));
+        assertEquals(3, method.stats().launches());
+    }
+
+    @Test
+    void growsToTheMaximumUnderASustainedBacklogAndNotBeyond() throws Exception {
+        int interval = 50;
+        long t0 = System.nanoTime();
+        start(WorkerSettings.of(2, 8, 60_000, interval));
+        SlowCallback slow = new SlowCallback(2);
+        try (Backlog b = new Backlog(4, slow)) {
+            await("the pool grows to io_max_workers = 8", () -> method.stats().workersAlive() == 8);
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            // 6 launches for growth, the first at once, then at most one per interval.
+            assertTrue(elapsedMs >= 5L * interval, "grew 2 -> 8 in " + elapsedMs + " ms, faster than one launch per "
+                    + interval + " ms allows");
+            Thread.sleep(300); // the backlog goes on: nothing more may start
+            WorkerPoolStats st = method.stats();
+            assertEquals(8, st.workersAlive(), st.toString());
+            assertEquals(8, st.peakWorkers(), st.toString());
+            assertEquals(8, st.launches(), st.toString());
+            assertEquals(0, st.retirements(), st.toString());
+        }
+        WorkerPoolStats st = method.stats();
+        for (int id = 0; id < 8; id++) {
+            assertTrue(st.iosPerWorker()[id] > 0, "worker " + id + " executed nothing: " + st);
+        }
+    }
+
+    @Test
+    void shrinksBackToTheMinimumAfterTheIdleTimeoutHighestFirst() throws Exception {
+        start(WorkerSettings.of(2, 6, 60_000, 20));
+        try (Backlog b = new Backlog(4, new SlowCallback(2))) {
+            await("the pool grows to 6", () -> method.stats().workersAlive() == 6);
+        }
+        int timeout = 200;
+        long t0 = System.nanoTime();
+        method.apply(WorkerSettings.of(2, 6, timeout, 20));
+        List<Integer> aliveSeen = new ArrayList<>();
+        await("the pool shrinks to io_min_workers = 2", () -> {
+            int n = method.stats().workersAlive();
+            if (aliveSeen.isEmpty() || aliveSeen.getLast() != n) {
+                aliveSeen.add(n);
+            }
+            return n == 2;
+        });
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        // Serialised: each next-highest arms its own timeout only when it becomes the highest.
+        assertTrue(elapsedMs >= 4L * timeout, "4 retirements took " + elapsedMs + " ms, less than 4 x " + timeout);
+        for (int i = 1; i < aliveSeen.size(); i++) {
+            assertTrue(aliveSeen.get(i) < aliveSeen.get(i - 1), "the pool only shrinks here: " + aliveSeen);
+        }
+        WorkerPoolStats st = method.stats();
+        assertEquals(4, st.retirements(), st.toString());
+        // Ids stay dense: 0 and 1 remain.
+        assertTrue(method.pool().workerThread(0).isAlive() && method.pool().workerThread(1).isAlive());
+        for (int id = 2; id < 6; id++) {
+            Thread t = method.pool().workerThread(id);
+            t.join(DEADLINE_MS);
+            assertFalse(t.isAlive(), t.getName() + " still runs");
+        }
+        Thread.sleep(3L * timeout); // at the minimum nobody times out
+        assertEquals(2, method.stats().workersAlive());
+        try (IoSession s = ctx.openSession("after")) {
+            assertEquals(IoResult.OK, read(s, 3, null, 0).status());
+        }
+    }
+
+    @Test
+    void loweringTheMaximumRetiresTheHighestAndRaisingTheMinimumLaunchesAtOnce() {
+        start(WorkerSettings.of(4, 4, 60_000, 100));
+        await("4 workers", () -> method.stats().workersAlive() == 4);
+        method.apply(WorkerSettings.of(2, 2, 60_000, 100));
+        await("2 workers", () -> method.stats().workersAlive() == 2);
+        assertFalse(method.pool().workerThread(0).getState() == Thread.State.TERMINATED);
+        assertFalse(method.pool().workerThread(1).getState() == Thread.State.TERMINATED);
+        await("workers 2 and 3 gone", () -> !method.pool().workerThread(2).isAlive()
+                && !method.pool().workerThread(3).isAlive());
+        assertEquals(2, method.stats().retirements());
+        method.apply(WorkerSettings.of(5, 6, 60_000, 100_000)); // the interval does not gate the minimum
+        await("5 workers", () -> method.stats().workersAlive() == 5);
+        assertEquals(7, method.stats().launches());
+    }
+
+    // ------------------------------------------------------------------ wake-ups
+
+    @Test
+    void wakesTheLowestIdleWorkerNotAll() throws Exception {
+        start(WorkerSettings.of(4, 4, 60_000, 100));
+        await("4 idle workers", () -> method.stats().workersIdle() == 4);
+        SlowCallback cb = new SlowCallback(0);
+        int n = 100;
+        try (IoSession s = ctx.openSession("one at a time")) {
+            for (int i = 0; i < n; i++) {
+                assertEquals(IoResult.OK, read(s, i % FILE_BLOCKS, cb, 0).status());
+                Thread.sleep(2); // let worker 0 go back to sleep
+            }
+        }
+        long[] ios = method.stats().iosPerWorker();
+        assertTrue(ios[0] >= n * 8 / 10, "worker 0 should take almost every I/O: " + method.stats());
+    }
+
+    @Test
+    void chooseIdleTakesTheLowestAndOnlyAboveTheCaller() {
+        WorkerPool p = new WorkerPool(WorkerSettings.DEFAULTS); // not started: no threads
+        p.lockQueue();
+        try {
+            p.setIdleLocked((1L << 1) | (1L << 3) | (1L << 6));
+            assertEquals(1, p.chooseIdleLocked(-1));
+            assertEquals(6, p.chooseIdleLocked(3));
+            assertEquals(-1, p.chooseIdleLocked(3));
+            assertEquals(3, p.chooseIdleLocked(-1));
+            assertEquals(-1, p.chooseIdleLocked(-1));
+        } finally {
+            p.unlockQueue();
+        }
+    }
+
+    // ------------------------------------------------------------------ inline paths
+
+    @Test
+    void aFullQueueRunsTheRestInTheIssuerAndReferencesLocalRunsInline() {
+        start(WorkerSettings.of(1, 1, 60_000, 100), 128); // more handles than the queue holds
+        await("1 worker", () -> method.stats().workersIdle() == 1);
+        SlowCallback cb = new SlowCallback(5);
+        String me = Thread.currentThread().getName();
+        int n = 96;
+        IoHandle[] hs = new IoHandle[n];
+        long[] gens = new long[n];
+        IoReturn[] rets = new IoReturn[n];
+        try (IoSession s = ctx.openSession("flood")) {
+            MemorySegment buf = arena.allocate(BLOCK, 4096);
+            s.enterBatchMode(); // three submit() calls of 32
+            for (int i = 0; i < n; i++) {
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                rets[i] = new IoReturn();
+                hs[i].setIovec(0, buf).setReturn(rets[i]).addCallback(cb, 0).startReadv(fd, 1, (i % FILE_BLOCKS) * BLOCK);
+            }
+            s.exitBatchMode();
+            for (int i = 0; i < n; i++) {
+                s.await(hs[i], gens[i]);
+                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+            }
+            WorkerPoolStats st = method.stats();
+            long inline = cb.threads.stream().filter(me::equals).count();
+            long inWorker = cb.threads.stream().filter("pageio io worker 0"::equals).count();
+            assertEquals(n, inline + inWorker, "callbacks ran only in the issuer or worker 0: " + cb.threads);
+            assertEquals(inline, st.inlineQueueFull() + st.inlineContended(), st.toString());
+            // 63 fit in the queue, the worker took a few meanwhile: about 30 did not fit.
+            assertTrue(inline >= n - WorkerPool.QUEUE_SIZE - 3, "inline " + inline + ": " + st);
+            assertTrue(inWorker >= 1, st.toString());
+
+            cb.threads.clear();
+            assertEquals(IoResult.OK, read(s, 1, cb, IoHandle.FLAG_REFERENCES_LOCAL).status());
+            assertEquals(List.of(me), List.copyOf(cb.threads), "issuer-local memory: executed by the issuer");
+        }
+    }
+
+    // ------------------------------------------------------------------ failures and stop
+
+    @Test
+    void aWorkerThatDiesIsReplacedAndItsIoFailsWithEio() {
+        start(WorkerSettings.of(2, 2, 60_000, 100));
+        await("2 workers", () -> method.stats().workersAlive() == 2);
+        method.injectWorkerFault();
+        try (IoSession s = ctx.openSession("victim")) {
+            IoReturn ret = read(s, 5, null, 0);
+            assertEquals(IoResult.ERROR, ret.status());
+            assertEquals(-Errno.EIO, IoResult.result(ret.result()));
+            assertTrue(ret.message().contains("EIO"), ret.message());
+            await("the dead worker is replaced", () -> method.stats().deaths() == 1
+                    && method.stats().launches() == 3 && method.stats().workersAlive() == 2);
+            for (int i = 0; i < 20; i++) {
+                IoReturn ok = read(s, i, null, 0);
+                assertEquals(IoResult.OK, ok.status(), ok.message());
+            }
+        }
+        WorkerPoolStats st = method.stats();
+        assertEquals(1, st.deaths(), st.toString());
+        assertEquals(0, st.retirements(), st.toString());
+    }
+
+    /** Blocks I/O workers (not the issuer) in the shared completion until released. */
+    static final class GateCallback implements IoCallback {
+        final CountDownLatch gate = new CountDownLatch(1);
+        final Queue<String> threads = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public String name() {
+            return "gate";
+        }
+
+        @Override
+        public long completeShared(IoHandle handle, long result, int data) {
+            threads.add(Thread.currentThread().getName());
+            if (Thread.currentThread().getName().startsWith("pageio io worker")) {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return result;
+        }
+    }
+
+    @Test
+    void stoppingWithIoInFlightCompletesOrFailsEveryHandleAndThenRunsInline() throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100));
+        await("2 workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        int n = 48;
+        IoHandle[] hs = new IoHandle[n];
+        long[] gens = new long[n];
+        IoReturn[] rets = new IoReturn[n];
+        try (IoSession s = ctx.openSession("stopper")) {
+            MemorySegment buf = arena.allocate(BLOCK, 4096);
+            s.enterBatchMode();
+            for (int i = 0; i < n; i++) {
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                rets[i] = new IoReturn();
+                hs[i].setIovec(0, buf).setReturn(rets[i]).addCallback(gate, 0).startReadv(fd, 1, (i % FILE_BLOCKS) * BLOCK);
+            }
+            s.exitBatchMode();
+            // Both workers are stuck in an I/O; the rest waits in the queue (or ran in the issuer).
+            await("both workers hold an I/O", () -> gate.threads.stream().filter(t -> t.startsWith("pageio")).count() == 2);
+            long inline = method.stats().inlineQueueFull() + method.stats().inlineContended();
+            Thread opener = new Thread(() -> {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                gate.gate.countDown(); // stop() waits for running I/O: let it finish
+            }, "gate opener");
+            opener.start();
+            long t0 = System.nanoTime();
+            method.close();
+            long stopMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(stopMs < DEADLINE_MS, "stop took " + stopMs + " ms");
+            int ok = 0;
+            int cancelled = 0;
+            for (int i = 0; i < n; i++) {
+                // Every handle is complete now, without anybody's help: check, do not wait.
+                assertTrue(hs[i].generation() != gens[i] || hs[i].state() >= IoHandle.COMPLETED_SHARED,
+                        "handle " + i + " not complete after stop: " + hs[i]);
+                s.await(hs[i], gens[i]);
+                if (rets[i].status() == IoResult.OK) {
+                    ok++;
+                } else {
+                    assertEquals(-Errno.ECANCELED, IoResult.result(rets[i].result()), rets[i].message());
+                    cancelled++;
+                }
+            }
+            assertEquals(2 + inline, ok, "the two running I/Os and the inline ones completed");
+            assertEquals(n - 2 - inline, cancelled, "the queued ones were cancelled");
+            assertTrue(cancelled >= 1, "cancelled " + cancelled);
+            for (int id = 0; id < 2; id++) {
+                assertFalse(method.pool().workerThread(id).isAlive(), "worker " + id + " still runs");
+            }
+            assertFalse(method.pool().supervisorThread().isAlive());
+
+            // A session may still use the method after it stopped: the issuer executes.
+            SlowCallback cb = new SlowCallback(0);
+            assertEquals(IoResult.OK, read(s, 7, cb, 0).status());
+            assertEquals(List.of(Thread.currentThread().getName()), List.copyOf(cb.threads));
+            assertThrows(IllegalStateException.class, () -> method.apply(WorkerSettings.DEFAULTS));
+        }
+    }
+
+    // ------------------------------------------------------------------ settings
+
+    @Test
+    void invalidCombinationsAreRejectedNamingBothValuesAndTheOldSettingsStay() {
+        method = new WorkerIoMethod();
+        method.activate(config(2, 4, 60_000, 100, -1));
+        ctx = AioContext.create(method, new AioConfig(8, 64, 16));
+        WorkerSettings before = method.settings();
+
+        method.modified(config(6, 4, 60_000, 100, -1));
+        String r = method.lastRejection();
+        assertNotNull(r);
+        assertTrue(r.contains("io_min_workers = 6") && r.contains("io_max_workers = 4"), r);
+        assertTrue(r.contains("keeping io_min_workers = 2, io_max_workers = 4"), r);
+        assertEquals(before, method.settings());
+
+        method.modified(config(2, 40, 60_000, 100, -1));
+        r = method.lastRejection();
+        assertTrue(r.contains("io_max_workers = 40") && r.contains("io_min_workers = 2"), r);
+        assertEquals(before, method.settings());
+        assertTrue(method.settingsView().stream().anyMatch(x -> x.name().equals("rejected") && x.note().contains("40")));
+
+        method.modified(config(3, 5, 60_000, 100, -1));
+        assertNull(method.lastRejection());
+        assertEquals(WorkerSettings.of(3, 5, 60_000, 100), method.settings());
+        await("3 workers", () -> method.stats().workersAlive() == 3);
+
+        assertThrows(IllegalArgumentException.class, () -> WorkerSettings.of(0, 8, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> WorkerSettings.of(1, 33, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> WorkerSettings.of(1, 8, -1, 1));
+        assertThrows(IllegalArgumentException.class, () -> WorkerSettings.of(1, 8, 1, -1));
+    }
+
+    @Test
+    void postgres18IoWorkersMeansAFixedPoolWithANote() {
+        method = new WorkerIoMethod();
+        method.activate(config(2, 8, 60_000, 100, 3));
+        ctx = AioContext.create(method, new AioConfig(8, 64, 16));
+        WorkerSettings s = method.settings();
+        assertEquals(3, s.minWorkers());
+        assertEquals(3, s.maxWorkers());
+        assertEquals(3, s.legacyIoWorkers());
+        WorkerSettings.Setting row = method.settingsView().stream().filter(x -> x.name().equals("io_workers"))
+                .findFirst().orElseThrow();
+        assertEquals("3", row.value());
+        assertTrue(row.note().contains("PostgreSQL 18") && row.note().contains("io_min_workers = io_max_workers = 3"),
+                row.note());
+        await("3 workers", () -> method.stats().workersAlive() == 3);
+
+        method.modified(config(2, 8, 60_000, 100, 40));
+        assertTrue(method.lastRejection().contains("io_workers = 40"), method.lastRejection());
+        assertEquals(s, method.settings());
+    }
+
+    @Test
+    void anInvalidConfigurationAtActivationFallsBackToTheDefaults() {
+        method = new WorkerIoMethod();
+        method.activate(config(9, 4, 60_000, 100, -1));
+        assertEquals(WorkerSettings.DEFAULTS, method.settings());
+        assertTrue(method.lastRejection().contains("io_min_workers = 9 is greater than io_max_workers = 4"));
+    }
+
+    static WorkerConfig config(int min, int max, int idleMs, int intervalMs, int ioWorkers) {
+        return new WorkerConfig() {
+            public Class<? extends Annotation> annotationType() {
+                return WorkerConfig.class;
+            }
+
+            public int io__min__workers() {
+                return min;
+            }
+
+            public int io__max__workers() {
+                return max;
+            }
+
+            public int io__worker__idle__timeout() {
+                return idleMs;
+            }
+
+            public int io__worker__launch__interval() {
+                return intervalMs;
+            }
+
+            public int io__workers() {
+                return ioWorkers;
+            }
+        };
+    }
+}
