@@ -25,11 +25,11 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
  * <pre>{@code
  * @Override
  * protected Option extraOptions() {
- *     return reactorBundle("worker-bundle");
+ *     return reactorBundle("my-method-bundle");
  * }
  * }</pre>
  * and, in {@code itest/pom.xml}, add the module as a test dependency plus one failsafe
- * {@code systemPropertyVariables} line: {@code <bundle.worker-bundle>${org.pageio:worker-bundle:jar}</bundle.worker-bundle>}.
+ * {@code systemPropertyVariables} line: {@code <bundle.my-method-bundle>${org.example:my-method-bundle:jar}</bundle.my-method-bundle>}.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -45,7 +45,8 @@ public abstract class PageioTestBase {
         "org.apache.felix.gogo.runtime",
     };
 
-    static final String[] PAGEIO_BUNDLES = {"api-bundle", "sync-bundle", "bufmgr-bundle", "table-bundle", "console-bundle"};
+    static final String[] PAGEIO_BUNDLES = {"api-bundle", "sync-bundle", "worker-bundle", "bufmgr-bundle", "table-bundle",
+        "console-bundle"};
 
     @Configuration
     public final Option[] containerConfiguration() {

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.inject.Inject;
 import org.junit.Test;
-import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.util.Filter;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.FrameworkUtil;
@@ -42,10 +41,6 @@ public class WorkerBundleStopIT extends PageioTestBase {
     @Filter("(io.method=worker)")
     private IoMethod worker;
 
-    @Override
-    protected Option extraOptions() {
-        return reactorBundle("worker-bundle");
-    }
 
     /** Holds I/O workers (not the issuer) in the shared completion until the gate opens. */
     static final class Gate implements IoCallback {

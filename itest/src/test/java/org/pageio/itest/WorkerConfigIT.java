@@ -14,7 +14,6 @@ import java.util.function.BooleanSupplier;
 import javax.inject.Inject;
 import org.junit.After;
 import org.junit.Test;
-import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.util.Filter;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -42,10 +41,6 @@ public class WorkerConfigIT extends PageioTestBase {
     @Inject
     private BundleContext context;
 
-    @Override
-    protected Option extraOptions() {
-        return reactorBundle("worker-bundle");
-    }
 
     @After
     public void deleteConfiguration() throws Exception {

@@ -8,7 +8,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.inject.Inject;
 import org.junit.Test;
-import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.util.Filter;
 import org.pageio.api.IoCallback;
 import org.pageio.api.IoHandle;
@@ -29,10 +28,6 @@ public class WorkerConformanceIT extends MethodConformanceKit {
     @Filter("(io.method=worker)")
     private IoMethod worker;
 
-    @Override
-    protected Option extraOptions() {
-        return reactorBundle("worker-bundle");
-    }
 
     @Override
     protected IoMethod method() {

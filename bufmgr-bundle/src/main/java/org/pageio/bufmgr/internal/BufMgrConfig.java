@@ -45,5 +45,5 @@ public @interface BufMgrConfig {
 
     @AttributeDefinition(name = "io_method target", description = "Which I/O method service the pool binds "
             + "(set from the io_method setting)")
-    String ioMethod_target() default "(io.method=sync)";
+    String ioMethod_target() default "(io.method=worker)";
 }

@@ -19,7 +19,8 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 
 /**
- * The buffer manager service. Binds the I/O method statically (greedy): when the method the
+ * The buffer manager service. Binds the I/O method statically (greedy), {@code worker} by
+ * default as in PostgreSQL 18 and 19: when the method the
  * {@code ioMethod.target} filter names comes or goes, or the configuration changes, SCR
  * deactivates this component (users of the service are deactivated first, closing their
  * sessions) and activates a new one. An unavailable method fails activation with its cause.
@@ -31,7 +32,7 @@ public final class BufferManagerComponent implements BufferManager {
 
     private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
 
-    @Reference(name = "ioMethod", target = "(io.method=sync)", policy = ReferencePolicy.STATIC,
+    @Reference(name = "ioMethod", target = "(io.method=worker)", policy = ReferencePolicy.STATIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private IoMethod method;
 
