@@ -1,0 +1,499 @@
+package org.pageio.method.uring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.pageio.api.AioConfig;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoCallback;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.api.IoResult;
+import org.pageio.api.IoReturn;
+import org.pageio.api.IoSession;
+import org.pageio.api.IoTarget;
+import org.pageio.posix.Errno;
+import org.pageio.posix.OpenFlags;
+import org.pageio.posix.Posix;
+import org.pageio.uring.IoUring;
+import org.pageio.uring.Pattern;
+import org.pageio.uring.Seccomp;
+
+/** io_method=io_uring on real files, outside OSGi: what the conformance kit cannot see from outside. */
+@Timeout(60)
+class UringIoMethodTest {
+
+    static final int BLOCK = Pattern.BLOCK;
+    static final int FILE_BLOCKS = 64;
+
+    @TempDir
+    Path dir;
+    Path alpha;
+    int alphaFd = -1;
+    Arena arena;
+    UringIoMethod method;
+    AioContext ctx;
+    final List<Integer> fds = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws IOException {
+        alpha = Pattern.write(dir.resolve("alpha"), FILE_BLOCKS);
+        alphaFd = open(alpha, OpenFlags.O_RDONLY);
+        arena = Arena.ofShared();
+        method = new UringIoMethod();
+        method.activate();
+        ctx = AioContext.create(method, new AioConfig(8, 16, 16));
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (ctx != null) {
+            ctx.close();
+        }
+        for (int fd : fds) {
+            Posix.close(fd, null);
+        }
+        arena.close();
+    }
+
+    int open(Path p, int flags) throws IOException {
+        int fd = Posix.open(p, flags, 0600);
+        fds.add(fd);
+        return fd;
+    }
+
+    MemorySegment block() {
+        return arena.allocate(BLOCK, 4096);
+    }
+
+    static void assertBlock(String name, long block, MemorySegment buf) {
+        assertEquals(0, Pattern.wrongBytes(name, block, buf), "wrong bytes in block " + block + " of " + name);
+    }
+
+    IoReturn read(IoSession s, int fd, long firstBlock, int flags, MemorySegment... bufs) {
+        IoReturn ret = new IoReturn();
+        IoHandle h = s.acquire();
+        long gen = h.generation();
+        for (int i = 0; i < bufs.length; i++) {
+            h.setIovec(i, bufs[i]);
+        }
+        h.setFlags(flags).setReturn(ret).setTarget(IoTarget.file(alpha), firstBlock);
+        h.startReadv(fd, bufs.length, firstBlock * BLOCK);
+        s.await(h, gen);
+        return ret;
+    }
+
+    @Test
+    void isAvailableAndEverySessionGetsItsOwnRingSizedByIoMaxConcurrency() {
+        assertEquals("io_uring", method.name());
+        assertTrue(method.availability().available(), method.availability().cause());
+        assertTrue(method.hasWaitOne());
+        assertTrue(method.waitOnFdBeforeClose());
+        IoUring first;
+        try (IoSession a = ctx.openSession("a"); IoSession b = ctx.openSession("b")) {
+            first = assertInstanceOf(IoUring.class, a.methodState());
+            IoUring second = assertInstanceOf(IoUring.class, b.methodState());
+            assertNotSame(first, second);
+            assertEquals(16, first.sqEntries());
+            assertEquals(32, first.cqEntries());
+        }
+        assertEquals(-1, first.cqOverflow(), "the ring is closed with its session");
+    }
+
+    @Test
+    void readsOneBlockAndAVectorOfNonAdjacentBuffers() {
+        try (IoSession s = ctx.openSession("t")) {
+            MemorySegment one = block();
+            IoReturn r1 = read(s, alphaFd, 17, 0, one);
+            assertEquals(IoResult.OK, r1.status(), r1.message());
+            assertEquals(BLOCK, IoResult.result(r1.result()));
+            assertBlock("alpha", 17, one);
+
+            MemorySegment[] bufs = {block(), block(), block()};
+            IoReturn r3 = read(s, alphaFd, 30, 0, bufs[2], bufs[0], bufs[1]);
+            assertEquals(IoResult.OK, r3.status(), r3.message());
+            assertEquals(3 * BLOCK, IoResult.result(r3.result()));
+            assertBlock("alpha", 30, bufs[2]);
+            assertBlock("alpha", 31, bufs[0]);
+            assertBlock("alpha", 32, bufs[1]);
+        }
+    }
+
+    @Test
+    void aBatchIsOneSystemCall() {
+        int n = 16;
+        MemorySegment[] bufs = new MemorySegment[n];
+        IoHandle[] hs = new IoHandle[n];
+        long[] gens = new long[n];
+        IoReturn[] rets = new IoReturn[n];
+        try (IoSession s = ctx.openSession("t")) {
+            IoUring ring = (IoUring) s.methodState();
+            long before = ring.submitCalls();
+            s.enterBatchMode();
+            for (int i = 0; i < n; i++) {
+                bufs[i] = block();
+                rets[i] = new IoReturn();
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).startReadv(alphaFd, 1, (long) i * 3 * BLOCK % (FILE_BLOCKS * BLOCK));
+            }
+            assertEquals(before, ring.submitCalls(), "nothing is entered while batching");
+            s.exitBatchMode();
+            assertEquals(before + 1, ring.submitCalls(), "16 SQEs, one io_uring_enter");
+            for (int i = 0; i < n; i++) {
+                s.await(hs[i], gens[i]);
+                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                assertBlock("alpha", (long) i * 3 % FILE_BLOCKS, bufs[i]);
+            }
+            assertEquals(n, ring.reaped());
+        }
+    }
+
+    @Test
+    void writeAndWritevThenFsyncAndFdatasyncThenReadBack() throws IOException {
+        Path gamma = dir.resolve("gamma");
+        int fd = open(gamma, OpenFlags.O_RDWR | OpenFlags.O_CREAT);
+        MemorySegment[] out = {block(), block(), block()};
+        for (int i = 0; i < out.length; i++) {
+            Pattern.fill("gamma", i, out[i]);
+        }
+        try (IoSession s = ctx.openSession("t")) {
+            IoReturn w1 = new IoReturn();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            h.setIovec(0, out[0]).setReturn(w1).startWritev(fd, 1, 0); // one iovec: IORING_OP_WRITE
+            s.await(h, gen);
+            assertEquals(IoResult.OK, w1.status(), w1.message());
+            IoReturn w2 = new IoReturn();
+            h = s.acquire();
+            gen = h.generation();
+            h.setIovec(0, out[1]).setIovec(1, out[2]).setReturn(w2).startWritev(fd, 2, BLOCK); // IORING_OP_WRITEV
+            s.await(h, gen);
+            assertEquals(IoResult.OK, w2.status(), w2.message());
+            assertEquals(2 * BLOCK, IoResult.result(w2.result()));
+            for (boolean dataOnly : new boolean[] {false, true}) {
+                IoReturn f = new IoReturn();
+                h = s.acquire();
+                gen = h.generation();
+                h.setReturn(f).startFsync(fd, dataOnly);
+                s.await(h, gen);
+                assertEquals(IoResult.OK, f.status(), f.message());
+            }
+            MemorySegment[] in = {block(), block(), block()};
+            IoReturn r = new IoReturn();
+            h = s.acquire();
+            gen = h.generation();
+            h.setIovec(0, in[0]).setIovec(1, in[1]).setIovec(2, in[2]).setReturn(r).startReadv(fd, 3, 0);
+            s.await(h, gen);
+            assertEquals(IoResult.OK, r.status(), r.message());
+            for (int i = 0; i < 3; i++) {
+                assertBlock("gamma", i, in[i]);
+            }
+        }
+        assertEquals(3L * BLOCK, Files.size(gamma));
+    }
+
+    @Test
+    void errorsAreResultsWithTheErrnoAndShortReadsArePartial() throws IOException {
+        int closed = Posix.open(alpha, OpenFlags.O_RDONLY, 0);
+        Posix.close(closed, alpha);
+        try (IoSession s = ctx.openSession("t")) {
+            for (int fd : new int[] {closed, -1}) {
+                IoReturn r = read(s, fd, 0, 0, block());
+                assertEquals(IoResult.ERROR, r.status());
+                assertEquals(-Errno.EBADF, IoResult.result(r.result()));
+                assertTrue(r.message().contains("EBADF"), r.message());
+            }
+            IoReturn partial = read(s, alphaFd, FILE_BLOCKS - 1, 0, block(), block());
+            assertEquals(IoResult.PARTIAL, partial.status());
+            assertEquals(BLOCK, IoResult.result(partial.result()));
+            IoReturn f = new IoReturn();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            h.setReturn(f).startFsync(-1, true);
+            s.await(h, gen);
+            assertEquals(-Errno.EBADF, IoResult.result(f.result()));
+        }
+    }
+
+    /**
+     * A descriptor closed by its user may be reused by the next ring (the conformance kit does
+     * exactly that: close a file, then open a session). I/O on it must fail like I/O on a closed
+     * descriptor, not poll the ring for readability forever.
+     */
+    @Test
+    void aStaleDescriptorThatIsNowARingFailsWithEbadf() {
+        try (IoSession s = ctx.openSession("t"); IoSession other = ctx.openSession("u")) {
+            for (IoSession owner : new IoSession[] {s, other}) {
+                int ringFd = ((IoUring) owner.methodState()).fd();
+                assertTrue(IoUring.isRingFd(ringFd));
+                IoReturn r = read(s, ringFd, 0, 0, block());
+                assertEquals(-Errno.EBADF, IoResult.result(r.result()), r.message());
+            }
+        }
+    }
+
+    @Test
+    void aFailingSqeDoesNotHoldBackTheRestOfItsBatch() {
+        int n = 6;
+        IoHandle[] hs = new IoHandle[n];
+        long[] gens = new long[n];
+        IoReturn[] rets = new IoReturn[n];
+        MemorySegment[] bufs = new MemorySegment[n];
+        try (IoSession s = ctx.openSession("t")) {
+            s.enterBatchMode();
+            for (int i = 0; i < n; i++) {
+                bufs[i] = block();
+                rets[i] = new IoReturn();
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).startReadv(i % 2 == 0 ? -1 : alphaFd, 1, (long) i * BLOCK);
+            }
+            s.exitBatchMode();
+            for (int i = 0; i < n; i++) {
+                s.await(hs[i], gens[i]);
+                if (i % 2 == 0) {
+                    assertEquals(-Errno.EBADF, IoResult.result(rets[i].result()), rets[i].message());
+                } else {
+                    assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                    assertBlock("alpha", i, bufs[i]);
+                }
+            }
+        }
+    }
+
+    /** The shared callbacks run in whichever thread reaps: here a thread without a session. */
+    @Test
+    void aThreadWithoutASessionReapsTheOwnersRing() throws Exception {
+        AtomicReference<Thread> completer = new AtomicReference<>();
+        IoCallback who = new IoCallback() {
+            public String name() {
+                return "who";
+            }
+
+            public long completeShared(IoHandle h, long r, int data) {
+                completer.set(Thread.currentThread());
+                return r;
+            }
+        };
+        try (IoSession s = ctx.openSession("t")) {
+            MemorySegment buf = block();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            int index = h.index();
+            h.setIovec(0, buf).addCallback(who, 0).startReadv(alphaFd, 1, 9L * BLOCK);
+            Thread waiter = new Thread(() -> ctx.await(index, gen), "uring-waiter");
+            waiter.start();
+            waiter.join(30_000);
+            assertFalse(waiter.isAlive());
+            assertTrue(ctx.checkDone(index, gen));
+            assertEquals(waiter, completer.get(), "the waiter reaped the CQE and ran the shared callback");
+            s.await(h, gen);
+            assertBlock("alpha", 9, buf);
+        }
+    }
+
+    /** A method that records which IOSQE flags the real one picks, then lets it submit. */
+    static final class Recording implements IoMethod {
+        final UringIoMethod real;
+        final List<Integer> flags = new ArrayList<>();
+
+        Recording(UringIoMethod real) {
+            this.real = real;
+        }
+
+        public String name() {
+            return real.name();
+        }
+
+        public Object openSession(IoSession s) {
+            return real.openSession(s);
+        }
+
+        public void closeSession(IoSession s, Object state) {
+            real.closeSession(s, state);
+        }
+
+        public int submit(IoHandle[] handles, int count) {
+            int before = handles[0].session().inFlightCount() - count;
+            for (int i = 0; i < count; i++) {
+                flags.add(real.sqeFlags(handles[i], before + i));
+            }
+            return real.submit(handles, count);
+        }
+
+        public boolean hasWaitOne() {
+            return true;
+        }
+
+        public void waitOne(IoHandle h, long gen) {
+            real.waitOne(h, gen);
+        }
+
+        public void checkOne(IoHandle h, long gen) {
+            real.checkOne(h, gen);
+        }
+    }
+
+    /** Eight buffered reads in one batch (1 block, except the last of 4 blocks), then one write. */
+    private List<Integer> flagsFor(UringIoMethod.ForceAsync policy, int handleFlags) {
+        Recording rec = new Recording(new UringIoMethod(policy));
+        try (AioContext c = AioContext.create(rec, new AioConfig(1, 16, 16)); IoSession s = c.openSession("t")) {
+            int n = 8;
+            IoHandle[] hs = new IoHandle[n];
+            long[] gens = new long[n];
+            MemorySegment[][] bufs = new MemorySegment[n][];
+            s.enterBatchMode();
+            for (int i = 0; i < n; i++) {
+                int blocks = i == n - 1 ? 4 : 1;
+                bufs[i] = new MemorySegment[blocks];
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                for (int b = 0; b < blocks; b++) {
+                    bufs[i][b] = block();
+                    hs[i].setIovec(b, bufs[i][b]);
+                }
+                hs[i].setFlags(handleFlags).startReadv(alphaFd, blocks, (long) i * BLOCK);
+            }
+            s.exitBatchMode();
+            for (int i = 0; i < n; i++) {
+                s.await(hs[i], gens[i]);
+                for (int b = 0; b < bufs[i].length; b++) {
+                    assertBlock("alpha", i + b, bufs[i][b]); // IOSQE_ASYNC or not, the data is right
+                }
+            }
+            // a single buffered write while nothing else is in flight
+            Path out = dir.resolve("w-" + policy + "-" + handleFlags);
+            try {
+                int fd = open(out, OpenFlags.O_RDWR | OpenFlags.O_CREAT);
+                IoHandle h = s.acquire();
+                long gen = h.generation();
+                h.setIovec(0, bufs[0][0]).setFlags(handleFlags).startWritev(fd, 1, 0);
+                s.await(h, gen);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        }
+        return rec.flags;
+    }
+
+    @Test
+    void iosqeAsyncFollowsTheChosenPolicy() {
+        int a = IoUring.IOSQE_ASYNC;
+        int buffered = IoHandle.FLAG_BUFFERED;
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.NEVER, buffered));
+        // PG 18: more than 4 in flight before this one (earlier batch members count); writes too.
+        assertEquals(List.of(0, 0, 0, 0, 0, a, a, a, 0), flagsFor(UringIoMethod.ForceAsync.PG18, buffered));
+        // PG 19: reads only; also at 4 blocks and more.
+        assertEquals(List.of(0, 0, 0, 0, 0, a, a, a, 0), flagsFor(UringIoMethod.ForceAsync.PG19, buffered));
+        // LARGE (the default): reads of 4 blocks and more only.
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, a, 0), flagsFor(UringIoMethod.ForceAsync.LARGE, buffered));
+        assertEquals(UringIoMethod.ForceAsync.LARGE, new UringIoMethod().forceAsync());
+        // Never for direct (unbuffered) I/O.
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.PG18, 0));
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.LARGE, 0));
+    }
+
+    @Test
+    void pg19PuntsLargeReadsEvenWhenLittleIsInFlight() {
+        Recording rec = new Recording(new UringIoMethod(UringIoMethod.ForceAsync.PG19));
+        try (AioContext c = AioContext.create(rec, new AioConfig(1, 16, 16)); IoSession s = c.openSession("t")) {
+            MemorySegment[] bufs = {block(), block(), block(), block()};
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            for (int b = 0; b < 4; b++) {
+                h.setIovec(b, bufs[b]);
+            }
+            h.setFlags(IoHandle.FLAG_BUFFERED).startReadv(alphaFd, 4, 0);
+            s.await(h, gen);
+            for (int b = 0; b < 4; b++) {
+                assertBlock("alpha", b, bufs[b]);
+            }
+        }
+        assertEquals(List.of(IoUring.IOSQE_ASYNC), rec.flags);
+    }
+
+    /**
+     * House rule: no allocation per I/O on the submit and reap paths, once the JIT compiled them
+     * (interpreted and C1 code allocate where C2's escape analysis does not, so passes repeat
+     * until one is clean, at most 8).
+     */
+    @Test
+    void steadyStateReadsAllocateNothing() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (IoSession s = ctx.openSession("t")) {
+            MemorySegment buf = block();
+            IoReturn ret = new IoReturn();
+            IoTarget target = IoTarget.file(alpha);
+            int rounds = 10_000;
+            List<Long> passes = new ArrayList<>();
+            for (int pass = 0; pass < 8; pass++) {
+                long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < rounds; i++) {
+                    IoHandle h = s.acquire();
+                    long gen = h.generation();
+                    h.setIovec(0, buf.address(), BLOCK).setReturn(ret).setTarget(target, i);
+                    h.startReadv(alphaFd, 1, (long) (i % FILE_BLOCKS) * BLOCK);
+                    s.await(h, gen);
+                    if (IoResult.status(ret.result()) != IoResult.OK) {
+                        throw new AssertionError(ret.message());
+                    }
+                }
+                long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+                passes.add(allocated);
+                if (pass > 0 && allocated < rounds) {
+                    return; // less than one byte per read: nothing is allocated per I/O
+                }
+            }
+            throw new AssertionError("every pass of " + rounds + " reads allocated: " + passes + " bytes");
+        }
+    }
+
+    /** io_uring blocked for real on the activating thread: unavailable, and the context refuses it. */
+    @Test
+    void activatedUnderSeccompTheMethodIsUnavailableWithAnActionableCause() throws Exception {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                Seccomp.denyIoUringSetupOnThisThread();
+                UringIoMethod m = new UringIoMethod();
+                m.activate();
+                result.set(m);
+            } catch (Throwable e) {
+                result.set(e);
+            }
+        }, "seccomp-activate");
+        t.start();
+        t.join(30_000);
+        if (result.get() instanceof Throwable e) {
+            throw new AssertionError(e);
+        }
+        UringIoMethod m = (UringIoMethod) result.get();
+        IoMethod.Availability a = m.availability();
+        assertFalse(a.available());
+        assertTrue(a.cause().contains("EPERM") && a.cause().contains("seccomp")
+                && a.cause().contains("kernel.io_uring_disabled"), a.cause());
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> AioContext.create(m, new AioConfig(1, 4, 4)));
+        assertTrue(e.getMessage().startsWith("io_method=io_uring is not available: io_uring_setup(8 entries) failed: EPERM"),
+                e.getMessage());
+    }
+}
