@@ -32,9 +32,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.sync.SyncIoMethod;
-import org.pageio.posix.Fadvise;
-import org.pageio.posix.OpenFlags;
-import org.pageio.posix.Posix;
+import org.pageio.posix.PageCache;
 import org.pageio.posix.Residency;
 
 /**
@@ -96,17 +94,10 @@ public class ColdStreamBench {
     @Setup(Level.Iteration)
     public void coldStart() throws IOException {
         Path file = rel.segmentPath(0);
-        int fd = Posix.open(file, OpenFlags.O_RDONLY, 0);
-        try {
-            Posix.fdatasyncOrThrow(fd, file);
-            Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, file);
-            Residency r = Posix.residency(fd, 0, blocks * 8192, file);
-            if (r.residentPages() != 0) {
-                throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages()
-                        + " pages of " + file + " are still in the page cache");
-            }
-        } finally {
-            Posix.close(fd, file);
+        Residency r = PageCache.evict(file);
+        if (r.residentPages() != 0) {
+            throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages()
+                    + " pages of " + file + " are still in the page cache");
         }
         aio = AioContext.create(method(), settings.aioConfig());
         pool = new BufferPool(settings, smgr, aio, new StatIo());

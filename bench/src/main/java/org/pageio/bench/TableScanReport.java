@@ -16,9 +16,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.posix.CallState;
-import org.pageio.posix.Fadvise;
-import org.pageio.posix.OpenFlags;
-import org.pageio.posix.Posix;
+import org.pageio.posix.PageCache;
 import org.pageio.table.LoadResult;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
@@ -109,15 +107,8 @@ public final class TableScanReport {
 
     /** Drops the relation's pages from the OS page cache (no root needed). */
     private static void evict(SmgrRelation rel, long blocks) throws Exception {
-        for (long seg = 0; seg * rel.segmentBlocks() < blocks; seg++) {
-            Path p = rel.segmentPath(seg * rel.segmentBlocks());
-            int fd = Posix.open(p, OpenFlags.O_RDONLY, 0);
-            try {
-                Posix.fdatasyncOrThrow(fd, p);
-                Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, p);
-            } finally {
-                Posix.close(fd, p);
-            }
+        for (Path p : rel.segmentPaths(blocks)) {
+            PageCache.evict(p);
         }
     }
 

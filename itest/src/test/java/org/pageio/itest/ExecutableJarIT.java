@@ -83,6 +83,28 @@ public class ExecutableJarIT {
         assertTrue("the commands after the failure must not run: " + r.out(), !r.out().contains("sync"));
     }
 
+    /** Issue 9's acceptance: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a minute. */
+    @Test
+    public void smallDrillPrintsTheTableAndWritesItsFiles() throws Exception {
+        Path results = Files.createTempDirectory(data, "drill-results");
+        long t0 = System.nanoTime();
+        Run r = exec("pageio:drill --rows 200000 --rounds 1 --results " + results);
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+        assertEquals("exit code; stderr: " + r.err(), 0, r.code());
+        assertTrue("took " + seconds + " s", seconds < 60);
+        assertTrue(r.out(), r.out().contains("count(*), cold, effective_io_concurrency=16"));
+        assertTrue(r.out(), r.out().lines().anyMatch(l -> l.startsWith("sync ")));
+        assertTrue(r.out(), r.out().contains("FileChannel (baseline)"));
+        assertTrue(r.out(), r.out().contains("What it says:"));
+        assertTrue(r.err(), r.err().contains("drill: round 1/1"));
+        assertTrue(r.err(), !r.err().contains("NOT COUNTED"));
+        try (var files = Files.list(results)) {
+            List<String> names = files.map(p -> p.getFileName().toString()).sorted().toList();
+            assertEquals(names.toString(), 2, names.size());
+            assertTrue(names.toString(), names.get(0).endsWith(".json") && names.get(1).endsWith(".md"));
+        }
+    }
+
     @Test
     public void webConsoleRejectsAdminAdminAndAcceptsTheGeneratedPassword() throws Exception {
         int port;

@@ -68,6 +68,15 @@ public final class SmgrRelation implements IoTarget {
         return seg == 0 ? basePath : basePath.resolveSibling(basePath.getFileName() + "." + seg);
     }
 
+    /** The files that hold blocks {@code [0, nblocks)}, segment 0 first. */
+    public java.util.List<Path> segmentPaths(long nblocks) {
+        java.util.List<Path> paths = new java.util.ArrayList<>();
+        for (long b = 0; b < nblocks; b += segmentBlocks) {
+            paths.add(segmentPath(b));
+        }
+        return paths;
+    }
+
     /** Byte offset of {@code block} in its segment file. */
     public long segmentOffset(long block) {
         return (block % segmentBlocks) * BLCKSZ;

@@ -1,0 +1,105 @@
+package org.pageio.console;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.pageio.api.IoMethod;
+import org.pageio.console.drill.Drill;
+import org.pageio.console.drill.DrillOptions;
+import org.pageio.console.drill.DrillReport;
+import org.pageio.console.drill.DrillResult;
+import org.pageio.bufmgr.smgr.StorageManager;
+
+/**
+ * {@code pageio:drill}: the first article's cold-scan drill over every registered, available
+ * {@link IoMethod} (issue 9). The drill runs its own buffer pools (one per method per round) over
+ * its own directory {@code <data>/drill}, so it never touches the container's buffer manager or
+ * catalog. Progress goes to stderr line by line; the result table is the command's value, and
+ * {@code <timestamp>.json} and {@code .md} are written to the results directory (the property
+ * {@value #RESULTS_PROPERTY}, which {@code ./pageio drill} sets to {@code <checkout>/drill-results}).
+ */
+@Component(service = DrillCommand.class, property = {
+        Commands.SCOPE + "=" + Commands.PAGEIO,
+        Commands.FUNCTION + "=drill"
+})
+public final class DrillCommand {
+
+    /** Framework/system property: the default results directory. */
+    public static final String RESULTS_PROPERTY = "pageio.drill.results";
+
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
+    private final String dataProperty;
+    private final String resultsProperty;
+
+    @Activate
+    public DrillCommand(BundleContext context) {
+        this.dataProperty = context.getProperty(DataDirectory.PROPERTY);
+        this.resultsProperty = context.getProperty(RESULTS_PROPERTY);
+    }
+
+    @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
+        methods.put(ref, method);
+    }
+
+    void removeMethod(ServiceReference<IoMethod> ref) {
+        methods.remove(ref);
+    }
+
+    @Descriptor("the first article's drill: load t, then cold and OS-warm count(*) scans per io_method, interleaved rounds,"
+            + " medians, baselines; writes drill-results/<timestamp>.json and .md")
+    public String drill(
+            @Descriptor("rows of table t (default 8000000, about 1.9 GB)")
+            @Parameter(names = {"-r", "--rows"}, absentValue = "8000000") long rows,
+            @Descriptor("interleaved rounds (default 5)")
+            @Parameter(names = {"-n", "--rounds"}, absentValue = "5") int rounds,
+            @Descriptor("io_method values, comma-separated (default: every available one)")
+            @Parameter(names = {"-m", "--methods"}, absentValue = "all") String methodList,
+            @Descriptor("effective_io_concurrency values of the cold cases, comma-separated (default 1,16,64)")
+            @Parameter(names = {"-e", "--eic"}, absentValue = "1,16,64") String eic,
+            @Descriptor("shared_buffers in 8 kB blocks (default 32768 = 256MB)")
+            @Parameter(names = {"--shared-buffers"}, absentValue = "32768") int sharedBuffers,
+            @Descriptor("data directory; the drill keeps its table in <data>/drill (default: pageio.data)")
+            @Parameter(names = {"-d", "--data"}, absentValue = "") String data,
+            @Descriptor("results directory (default: pageio.drill.results, else ./drill-results); 'none' writes no files")
+            @Parameter(names = {"--results"}, absentValue = "") String results) throws IOException {
+        Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
+        String res = results.isEmpty() ? (resultsProperty == null || resultsProperty.isBlank() ? "drill-results" : resultsProperty)
+                : results;
+        Path resultsDir = res.equals("none") ? null : Path.of(res).toAbsolutePath().normalize();
+        DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
+                sharedBuffers, dataDir, resultsDir, StorageManager.DEFAULT_SEGMENT_BLOCKS, 1);
+        Map<String, IoMethod> registered = new TreeMap<>();
+        methods.forEach((ref, m) -> {
+            Object p = ref.getProperty(IoMethod.PROPERTY);
+            String name = p instanceof String s && !s.isBlank() ? s : m.name();
+            registered.putIfAbsent(name, m);
+        });
+        PrintStream err = System.err;
+        DrillResult result = new Drill(opts, registered, line -> {
+            err.println(line);
+            err.flush();
+        }).run();
+        DrillReport report = new DrillReport(result);
+        String text = report.text();
+        if (resultsDir != null) {
+            Path json = report.write(resultsDir);
+            text += "\n\nResults: " + json + " and " + json.getFileName().toString().replace(".json", ".md");
+        }
+        return text;
+    }
+}

@@ -1,0 +1,87 @@
+package org.pageio.console.drill;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.pageio.bufmgr.smgr.StorageManager;
+
+/**
+ * What the drill runs. Immutable.
+ *
+ * @param rows          rows of the first article's table {@code t} (8,000,000 ≈ 1.9 GB)
+ * @param rounds        interleaved rounds; medians are taken over them
+ * @param methods       I/O methods to compare, by {@code io.method}; empty = every available one
+ * @param eic           {@code effective_io_concurrency} values of the cold sequential-scan cases
+ * @param sharedBuffers {@code shared_buffers} in 8 kB blocks (256MB = 32768)
+ * @param dataDir       the drill's own directory (catalog and relation files), e.g. {@code <data>/drill}
+ * @param resultsDir    where {@code <timestamp>.json} and {@code .md} go; null = write no files
+ * @param segmentBlocks blocks per segment file (PostgreSQL's 1 GB = 131072; tests use small ones)
+ * @param seed          the generator's seed
+ */
+public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+        Path resultsDir, long segmentBlocks, long seed) {
+
+    public static final long DEFAULT_ROWS = 8_000_000;
+    public static final int DEFAULT_ROUNDS = 5;
+    public static final List<Integer> DEFAULT_EIC = List.of(1, 16, 64);
+    /** 256MB, as the first article's drill. */
+    public static final int DEFAULT_SHARED_BUFFERS = 32768;
+    /** The table's name in the drill's catalog. */
+    public static final String TABLE = "t";
+    /** PostgreSQL's default {@code effective_io_concurrency}, used by the OS-warm case. */
+    public static final int DEFAULT_EIC_VALUE = 16;
+
+    public DrillOptions {
+        if (rows < 1) {
+            throw new IllegalArgumentException("--rows must be at least 1, not " + rows);
+        }
+        if (rounds < 1 || rounds > 100) {
+            throw new IllegalArgumentException("--rounds must be 1..100, not " + rounds);
+        }
+        methods = List.copyOf(methods);
+        eic = List.copyOf(eic);
+        if (eic.isEmpty()) {
+            throw new IllegalArgumentException("--eic needs at least one value");
+        }
+        for (int e : eic) {
+            if (e < 0 || e > 1000) {
+                throw new IllegalArgumentException("effective_io_concurrency = " + e + " is out of range: valid values are 0..1000");
+            }
+        }
+        if (sharedBuffers < 16) {
+            throw new IllegalArgumentException("shared_buffers must be at least 16 blocks, not " + sharedBuffers);
+        }
+        if (segmentBlocks < 1) {
+            throw new IllegalArgumentException("segment size must be at least 1 block");
+        }
+    }
+
+    /** The defaults of issue 9, in {@code dataDir}. */
+    public static DrillOptions defaults(Path dataDir, Path resultsDir) {
+        return new DrillOptions(DEFAULT_ROWS, DEFAULT_ROUNDS, List.of(), DEFAULT_EIC, DEFAULT_SHARED_BUFFERS, dataDir, resultsDir,
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1);
+    }
+
+    /** Parses {@code "1,16,64"}. */
+    public static List<Integer> parseEic(String text) {
+        List<Integer> out = new java.util.ArrayList<>();
+        for (String p : text.split(",")) {
+            if (p.isBlank()) {
+                continue;
+            }
+            try {
+                out.add(Integer.parseInt(p.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--eic: \"" + p.trim() + "\" is not a number (use e.g. 1,16,64)");
+            }
+        }
+        return out;
+    }
+
+    /** Parses {@code "sync,worker"}; empty or {@code all} = every available method. */
+    public static List<String> parseMethods(String text) {
+        if (text == null || text.isBlank() || text.trim().equals("all")) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).distinct().toList();
+    }
+}
