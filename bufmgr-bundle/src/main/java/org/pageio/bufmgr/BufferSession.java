@@ -218,14 +218,7 @@ public final class BufferSession implements AutoCloseable {
             if (op.foreignRef != IoHandle.NO_WAIT_REF) {
                 long ref = op.foreignRef;
                 op.foreignRef = IoHandle.NO_WAIT_REF;
-                if (!io.checkRefDone(ref)) {
-                    long t0 = timing ? System.nanoTime() : 0;
-                    io.awaitRef(ref);
-                    waited = true;
-                    if (timing) {
-                        stats.add(statBase, Column.READ_TIME, System.nanoTime() - t0);
-                    }
-                }
+                waited |= awaitRef(ref, timing, statBase);
                 int buf = op.buffers[op.offset + op.nblocksDone];
                 if (pool.isValid(buf)) {
                     op.nblocksDone++;
@@ -234,15 +227,8 @@ public final class BufferSession implements AutoCloseable {
                 continue; // not valid: the foreign read failed; read it ourselves
             }
             long ref = op.ownRef;
-            if (!io.checkRefDone(ref)) {
-                long t0 = timing ? System.nanoTime() : 0;
-                io.awaitRef(ref);
-                waited = true;
-                if (timing) {
-                    stats.add(statBase, Column.READ_TIME, System.nanoTime() - t0);
-                }
-            } else if ((op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
-                waited = true;
+            if (awaitRef(ref, timing, statBase) || (op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
+                waited = true; // synchronous execution counts as a wait (PostgreSQL 19)
             }
             op.ownRef = IoHandle.NO_WAIT_REF;
             long r = op.ret.result();
@@ -257,6 +243,23 @@ public final class BufferSession implements AutoCloseable {
             op.nblocksDone += status == IoResult.PARTIAL ? IoResult.result(r) : op.ioBlocks;
         }
         return waited;
+    }
+
+    /**
+     * Waits for a read unless it is already done (reclaiming it when it is ours); with
+     * {@code track_io_timing} the wait is charged to stat_io's read_time. Returns whether it
+     * blocked.
+     */
+    private boolean awaitRef(long ref, boolean timing, int statBase) {
+        if (io.checkRefDone(ref)) {
+            return false;
+        }
+        long t0 = timing ? System.nanoTime() : 0;
+        io.awaitRef(ref);
+        if (timing) {
+            stats.add(statBase, Column.READ_TIME, System.nanoTime() - t0);
+        }
+        return true;
     }
 
     /**
