@@ -404,6 +404,23 @@ public final class IoHandle {
     }
 
     /**
+     * Completes the I/O without performing it, as an error: for a method that refuses an I/O before
+     * it reaches the kernel (direct I/O's alignment rules, say). {@code cause} is kept for the
+     * issuer ({@link IoReturn#failure()}) and its message becomes part of {@link IoReturn#message()}.
+     * Same rules as {@link #complete(int)}: any thread, exactly once, never throws.
+     *
+     * @param negErrno the result, a negative errno such as {@code -EINVAL}
+     * @param cause    what a person should read; may be {@code null}
+     */
+    public void fail(int negErrno, Throwable cause) {
+        if ((int) STATE.getAcquire(this) != SUBMITTED) {
+            return;
+        }
+        failure = cause;
+        complete(negErrno < 0 ? negErrno : -Errno.EIO);
+    }
+
+    /**
      * Records the raw result of the I/O ({@code >= 0} bytes, or a negative errno) and runs the
      * shared completion callbacks innermost-first in the calling thread (PostgreSQL's
      * {@code pgaio_io_process_completion}). Called by the method exactly once per submission,
@@ -461,8 +478,7 @@ public final class IoHandle {
 
     /** A stage callback threw: complete without I/O, as an error the issuer will see. */
     void failStage(Throwable t) {
-        failure = t;
-        complete(-Errno.ECANCELED);
+        fail(-Errno.ECANCELED, t);
     }
 
     void runStageCallbacks() {

@@ -91,6 +91,11 @@ public final class IoReturn {
         String what = IoHandle.opName(op);
         String where = (op == IoHandle.OP_FSYNC ? "" : length + " bytes at offset " + offset + " of ")
                 + describeTarget();
+        if (failure != null && status == IoResult.ERROR && value < 0
+                && (IoResult.errorData(result) & IoResult.ERROR_DATA_CALLBACK_THREW) == 0) {
+            // refused by the method before the kernel saw it (IoHandle.fail)
+            return "could not " + what + " " + where + ": " + Errno.name(-value) + ": " + failure.getMessage();
+        }
         if (failure != null) {
             return what + " of " + where + ": completion callback "
                     + (reporter == null ? "" : reporter.name() + " ") + "failed: " + failure;

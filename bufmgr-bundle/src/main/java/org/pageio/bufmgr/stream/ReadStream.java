@@ -174,7 +174,10 @@ public final class ReadStream implements AutoCloseable {
         for (int i = 0; i < maxIos; i++) {
             ops[i] = session.newOperation(ioCombineLimit);
         }
-        int start = (flags & FULL) != 0 ? Math.min(maxPinned, ioCombineLimit) : 1;
+        // Direct I/O gets no kernel read-ahead: a sequential stream's look-ahead is all that keeps
+        // the device busy, so it starts at full combine size instead of ramping up from one block.
+        boolean fullStart = (flags & FULL) != 0 || ((flags & SEQUENTIAL) != 0 && s.directIo());
+        int start = fullStart ? Math.min(maxPinned, ioCombineLimit) : 1;
         this.distance = start;
         this.combineDistance = start;
         stats.capacity = maxPinned;
