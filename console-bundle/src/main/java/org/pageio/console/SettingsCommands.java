@@ -1,0 +1,399 @@
+package org.pageio.console;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntPredicate;
+
+import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.AttributeDefinition;
+import org.osgi.service.metatype.MetaTypeInformation;
+import org.osgi.service.metatype.MetaTypeService;
+import org.osgi.service.metatype.ObjectClassDefinition;
+import org.pageio.api.IoMethod;
+
+/**
+ * {@code pageio:settings} (PostgreSQL's {@code pg_settings} for our PIDs) and {@code pageio:set NAME
+ * VALUE}. Definitions come from the Metatype OCDs of {@value Setting#BUFMGR_PID} and
+ * {@value Setting#WORKER_PID}, values from ConfigAdmin; {@code io_method} is derived from
+ * {@code ioMethod.target}. A value set here is marked in the configuration's private property
+ * {@value #CONSOLE_MARK} (not propagated to service properties), so its source shows as
+ * {@code console}; any other stored value shows as {@code configuration file}.
+ */
+@Component(service = SettingsCommands.class, property = {
+        Commands.SCOPE + "=" + Commands.PAGEIO,
+        Commands.FUNCTION + "=settings",
+        Commands.FUNCTION + "=set"
+})
+public final class SettingsCommands {
+
+    /** The properties last set through {@code pageio:set}, a String[] in each configuration. */
+    static final String CONSOLE_MARK = ".pageio.console";
+
+    static final String[] HEADER = {"name", "setting", "unit", "source", "context", "applies", "range"};
+
+    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID);
+
+    private final BundleContext context;
+    private final ConfigurationAdmin configAdmin;
+    private final MetaTypeService metaType;
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
+
+    @Activate
+    public SettingsCommands(BundleContext context, @Reference ConfigurationAdmin configAdmin,
+            @Reference MetaTypeService metaType) {
+        this.context = context;
+        this.configAdmin = configAdmin;
+        this.metaType = metaType;
+    }
+
+    @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
+        methods.put(ref, method);
+    }
+
+    void removeMethod(ServiceReference<IoMethod> ref) {
+        methods.remove(ref);
+    }
+
+    @Descriptor("shows the settings of the buffer manager and the worker pool like pg_settings: value, unit, source,"
+            + " PostgreSQL's context, whether a change applies live or restarts the buffer manager, valid range")
+    public String settings(
+            @Descriptor("output format: text (default) or json")
+            @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
+        boolean json = json(format);
+        TextTable t = table(definitions(), this::stored);
+        return json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
+    }
+
+    @Descriptor("changes a setting through ConfigAdmin, like ALTER SYSTEM SET + reload; refuses invalid values,"
+            + " keeping the old one")
+    public String set(@Descriptor("setting, e.g. effective_io_concurrency, io_method, shared_buffers") String name,
+            @Descriptor("value, with a PostgreSQL unit where the setting has one: 128MB, 8kB, 60s, 100ms") String value)
+            throws IOException {
+        Map<String, Defined> defs = definitions();
+        Defined d = defs.get(name);
+        if (d == null) {
+            throw new IllegalArgumentException("unknown setting '" + name + "'; known: " + String.join(", ", defs.keySet()));
+        }
+        Setting s = d.setting();
+        Dictionary<String, Object> current = stored(s.pid());
+        Object old = current == null || current.get(s.property()) == null ? s.defaultValue() : current.get(s.property());
+        Object parsed;
+        try {
+            parsed = s.parse(value, d.validator() == null ? null : v -> isValid(d.validator(), v));
+            if (s.kind() == Setting.Kind.METHOD) {
+                checkAvailable(Setting.methodOf((String) parsed));
+            }
+            crossCheck(s, parsed, current, defs);
+        } catch (IllegalArgumentException e) {
+            // no cause: the exec runner and Gogo show the root cause's message, which must say what stays
+            throw new IllegalArgumentException(e.getMessage() + "; " + name + " stays " + s.show(old));
+        }
+        Configuration c = configAdmin.getConfiguration(s.pid(), "?");
+        Dictionary<String, Object> props = c.getProperties();
+        if (props == null) {
+            props = new Hashtable<>();
+        }
+        props.put(s.property(), parsed);
+        Set<String> marked = new LinkedHashSet<>(Arrays.asList(marks(props)));
+        marked.add(s.property());
+        props.put(CONSOLE_MARK, marked.toArray(String[]::new));
+        c.update(props);
+        StringBuilder out = new StringBuilder("SET ").append(name).append(" = ").append(s.show(parsed));
+        if (s.unit() != Setting.Unit.NONE) {
+            out.append(' ').append(s.unit().label);
+        }
+        out.append(" (was ").append(s.show(old)).append(')');
+        if (s.kind() == Setting.Kind.METHOD) {
+            out.append(": ").append(Setting.METHOD_TARGET).append('=').append(parsed).append(" on ").append(s.pid());
+        }
+        out.append(s.applies().equals("live") ? "; applies live" : "; the buffer manager restarts");
+        String note = note(s, parsed, current, defs);
+        if (note != null) {
+            out.append("; ").append(note);
+        }
+        return out.toString();
+    }
+
+    // ------------------------------------------------------------------ the table
+
+    /** A setting and, when Metatype gave one, the attribute that validates its values. */
+    record Defined(Setting setting, AttributeDefinition validator) {}
+
+    /** Looks up the stored configuration of a PID, or null. */
+    interface Store {
+        Dictionary<String, Object> stored(String pid) throws IOException;
+    }
+
+    /** The settings table: one row per setting, in definition order. */
+    static TextTable table(Map<String, Defined> defs, Store store) throws IOException {
+        TextTable t = new TextTable(HEADER);
+        for (Defined d : defs.values()) {
+            Setting s = d.setting();
+            Dictionary<String, Object> props = store.stored(s.pid());
+            Object v = props == null ? null : props.get(s.property());
+            String source;
+            if (v == null) {
+                v = s.defaultValue();
+                source = "default";
+            } else {
+                source = Arrays.asList(marks(props)).contains(s.property()) ? "console" : "configuration file";
+            }
+            t.row(s.name(), s.show(v), s.unit().label, source, s.context(), s.applies(), s.range());
+        }
+        return t;
+    }
+
+    static String[] marks(Dictionary<String, Object> props) {
+        Object m = props.get(CONSOLE_MARK);
+        if (m instanceof String[] a) {
+            return a;
+        }
+        if (m instanceof String one) {
+            return new String[] {one};
+        }
+        if (m instanceof java.util.Collection<?> col) {
+            return col.stream().map(String::valueOf).toArray(String[]::new);
+        }
+        return new String[0];
+    }
+
+    private Dictionary<String, Object> stored(String pid) throws IOException {
+        try {
+            Configuration[] found = configAdmin.listConfigurations("(service.pid=" + pid + ")");
+            return found == null || found.length == 0 ? null : found[0].getProperties();
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The settings of both PIDs, by name: Metatype's attributes, with io_method in place of ioMethod.target. */
+    Map<String, Defined> definitions() {
+        Map<String, Defined> defs = new java.util.LinkedHashMap<>();
+        for (String pid : PIDS) {
+            ObjectClassDefinition ocd = ocd(pid);
+            if (ocd == null) {
+                continue;
+            }
+            AttributeDefinition[] ads = ocd.getAttributeDefinitions(ObjectClassDefinition.ALL);
+            for (AttributeDefinition ad : ads == null ? new AttributeDefinition[0] : ads) {
+                if (ad.getID().equals(Setting.METHOD_TARGET)) {
+                    String[] dv = ad.getDefaultValue();
+                    String def = dv == null || dv.length == 0 ? null : Setting.methodOf(dv[0]);
+                    defs.put(Setting.IO_METHOD, new Defined(Setting.ioMethod(methodNames(), def), null));
+                } else {
+                    Setting s = fromMetatype(pid, ad);
+                    defs.put(s.name(), new Defined(s, ad));
+                }
+            }
+        }
+        return defs;
+    }
+
+    private ObjectClassDefinition ocd(String pid) {
+        for (Bundle b : context.getBundles()) {
+            MetaTypeInformation mti = metaType.getMetaTypeInformation(b);
+            if (mti != null && Arrays.asList(mti.getPids()).contains(pid)) {
+                return mti.getObjectClassDefinition(pid, null);
+            }
+        }
+        return null;
+    }
+
+    /** A Setting from a Metatype attribute; the range from {@code validate}, unit and context from the catalog. */
+    static Setting fromMetatype(String pid, AttributeDefinition ad) {
+        String name = ad.getID();
+        Setting.Known k = Setting.known(name);
+        String[] dv = ad.getDefaultValue();
+        String def = dv == null || dv.length == 0 ? null : dv[0];
+        String[] options = ad.getOptionValues();
+        Setting.Kind kind;
+        Object defaultValue;
+        Long min = null;
+        Long max = null;
+        switch (ad.getType()) {
+            case AttributeDefinition.INTEGER, AttributeDefinition.LONG, AttributeDefinition.SHORT, AttributeDefinition.BYTE -> {
+                kind = Setting.Kind.INTEGER;
+                defaultValue = def == null ? null : Integer.valueOf(def);
+                int known = def == null ? 0 : Integer.parseInt(def);
+                Long[] r = probeRange(v -> isValid(ad, Integer.toString(v)), known);
+                min = r[0];
+                max = r[1];
+            }
+            case AttributeDefinition.BOOLEAN -> {
+                kind = Setting.Kind.BOOLEAN;
+                defaultValue = def == null ? null : Boolean.valueOf(def);
+            }
+            default -> {
+                kind = options != null && options.length > 0 ? Setting.Kind.ENUM : Setting.Kind.STRING;
+                defaultValue = def;
+            }
+        }
+        return new Setting(name, pid, name, kind, k.unit(), k.context(), Setting.appliesFor(pid), min, max,
+                k.excludeZero(), options == null ? List.of() : List.of(options), defaultValue);
+    }
+
+    /** Metatype's {@code validate}: "" valid, null no validation, else the reason. */
+    static boolean isValid(AttributeDefinition ad, String v) {
+        String r = ad.validate(v);
+        return r == null || r.isEmpty();
+    }
+
+    /**
+     * The contiguous valid range around {@code known} (a valid value) that {@code valid} accepts,
+     * found by bisection; null for an end that is the int type's end (no bound).
+     */
+    static Long[] probeRange(IntPredicate valid, int known) {
+        if (!valid.test(known)) {
+            return new Long[] {null, null};
+        }
+        Long min = null;
+        if (!valid.test(Integer.MIN_VALUE)) {
+            long lo = Integer.MIN_VALUE; // invalid
+            long hi = known; // valid
+            while (hi - lo > 1) {
+                long mid = Math.floorDiv(lo + hi, 2);
+                if (valid.test((int) mid)) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            min = hi;
+        }
+        Long max = null;
+        if (!valid.test(Integer.MAX_VALUE)) {
+            long lo = known; // valid
+            long hi = Integer.MAX_VALUE; // invalid
+            while (hi - lo > 1) {
+                long mid = Math.floorDiv(lo + hi, 2);
+                if (valid.test((int) mid)) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            max = lo;
+        }
+        return new Long[] {min, max};
+    }
+
+    // ------------------------------------------------------------------ checks across settings
+
+    /** Refuses a value that the owning component would reject together with the others in force. */
+    static void crossCheck(Setting s, Object parsed, Dictionary<String, Object> current, Map<String, Defined> defs) {
+        switch (s.name()) {
+            case "io_min_workers" -> {
+                int max = intValue("io_max_workers", current, defs);
+                if ((Integer) parsed > max) {
+                    throw new IllegalArgumentException("io_min_workers = " + parsed + " is greater than io_max_workers = "
+                            + max + "; valid: 1.." + max + " (or raise io_max_workers first)");
+                }
+            }
+            case "io_max_workers" -> {
+                int min = intValue("io_min_workers", current, defs);
+                if ((Integer) parsed < min) {
+                    throw new IllegalArgumentException("io_max_workers = " + parsed + " is less than io_min_workers = "
+                            + min + "; valid: " + min + "..32 (or lower io_min_workers first)");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** A warning that does not refuse: io_combine_limit above io_max_combine_limit is capped. */
+    static String note(Setting s, Object parsed, Dictionary<String, Object> current, Map<String, Defined> defs) {
+        if (s.name().equals("io_combine_limit")) {
+            int cap = intValue("io_max_combine_limit", current, defs);
+            if ((Integer) parsed > cap) {
+                return "capped at io_max_combine_limit = " + cap;
+            }
+        }
+        return null;
+    }
+
+    private static int intValue(String name, Dictionary<String, Object> current, Map<String, Defined> defs) {
+        Defined d = defs.get(name);
+        Object v = current == null ? null : current.get(name);
+        if (v == null && d != null) {
+            v = d.setting().defaultValue();
+        }
+        return v instanceof Number n ? n.intValue() : Integer.parseInt(String.valueOf(v));
+    }
+
+    private List<String> methodNames() {
+        TreeMap<String, Boolean> names = new TreeMap<>();
+        for (ServiceReference<IoMethod> ref : methods.keySet()) {
+            if (ref.getProperty(IoMethod.PROPERTY) instanceof String n && !n.isBlank()) {
+                names.put(n, true);
+            }
+        }
+        return new ArrayList<>(names.keySet());
+    }
+
+    private void checkAvailable(String name) {
+        methods.forEach((ref, m) -> {
+            if (name.equals(ref.getProperty(IoMethod.PROPERTY))) {
+                IoMethod.Availability a;
+                try {
+                    a = m.availability();
+                } catch (RuntimeException | LinkageError e) {
+                    throw new IllegalArgumentException("io_method " + name + " cannot run here: " + e);
+                }
+                if (a == null || !a.available()) {
+                    throw new IllegalArgumentException("io_method " + name + " cannot run here: "
+                            + (a == null ? "no availability" : a.cause()) + "; available: " + available());
+                }
+            }
+        });
+    }
+
+    private String available() {
+        List<String> ok = new ArrayList<>();
+        methods.forEach((ref, m) -> {
+            try {
+                IoMethod.Availability a = m.availability();
+                if (a != null && a.available()) {
+                    ok.add(String.valueOf(ref.getProperty(IoMethod.PROPERTY)));
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // not available
+            }
+        });
+        ok.sort(null);
+        return String.join(", ", ok);
+    }
+
+    static boolean json(String format) {
+        return switch (format.toLowerCase(Locale.ROOT)) {
+            case "text" -> false;
+            case "json" -> true;
+            default -> throw new IllegalArgumentException("unknown format '" + format + "': use text or json");
+        };
+    }
+}

@@ -1,0 +1,111 @@
+package org.pageio.console;
+
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.pageio.api.AioHandleInfo;
+import org.pageio.bufmgr.BufferManager;
+import org.pageio.bufmgr.stats.StatIo;
+
+/**
+ * {@code pageio:stat_io [--reset]} (PostgreSQL's {@code pg_stat_io}, plus bytes per read) and
+ * {@code pageio:aios} ({@code pg_aios}) over the running {@link BufferManager}. The reference is
+ * optional and dynamic, so while the buffer manager restarts (a settings change) the commands stay
+ * and say so in one line. Counters live in the pool: a restart of the buffer manager starts them
+ * at zero.
+ */
+@Component(service = StatsCommands.class, property = {
+        Commands.SCOPE + "=" + Commands.PAGEIO,
+        Commands.FUNCTION + "=stat_io",
+        Commands.FUNCTION + "=aios"
+})
+public final class StatsCommands {
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile BufferManager bufmgr;
+
+    @Descriptor("I/O counters by backend type, object and context, like pg_stat_io (times in ms), with bytes per read")
+    public String stat_io(
+            @Descriptor("zero the counters afterwards, like pg_stat_reset_shared('io')")
+            @Parameter(names = {"-r", "--reset"}, presentValue = "true", absentValue = "false") boolean reset,
+            @Descriptor("output format: text (default) or json")
+            @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) {
+        boolean json = SettingsCommands.json(format);
+        StatIo stats = bufferManager().pool().stats();
+        TextTable t = statIoTable(stats.rows());
+        String out = json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
+        if (reset) {
+            stats.reset();
+            if (!json) {
+                out += "\n(stat_io reset)";
+            }
+        }
+        return out;
+    }
+
+    @Descriptor("the AIO handles in use now, like pg_aios (rows exist only while I/O is in flight)")
+    public String aios(
+            @Descriptor("output format: text (default) or json")
+            @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) {
+        boolean json = SettingsCommands.json(format);
+        TextTable t = aiosTable(bufferManager().pool().aio().snapshot());
+        return json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
+    }
+
+    private BufferManager bufferManager() {
+        BufferManager b = bufmgr;
+        if (b == null) {
+            throw new IllegalStateException("the buffer manager is not running (see pageio:methods and pageio:settings)");
+        }
+        return b;
+    }
+
+    static final String[] STAT_IO_HEADER = {"backend_type", "object", "context", "reads", "read_bytes", "read_time",
+        "writes", "write_bytes", "write_time", "extends", "extend_bytes", "hits", "evictions", "reuses", "fsyncs",
+        "fsync_time", "bytes_per_read"};
+
+    /** pg_stat_io's columns in its order; times (ns in StatIo) in ms with 3 decimals, as PostgreSQL shows them. */
+    static TextTable statIoTable(List<StatIo.Row> rows) {
+        TextTable t = new TextTable(STAT_IO_HEADER);
+        for (int c = 3; c < STAT_IO_HEADER.length; c++) {
+            t.alignRight(c);
+        }
+        for (StatIo.Row r : rows) {
+            t.row(r.kind(), r.object().label, r.context().label,
+                    r.value(StatIo.Column.READS), r.value(StatIo.Column.READ_BYTES), ms(r.value(StatIo.Column.READ_TIME)),
+                    r.value(StatIo.Column.WRITES), r.value(StatIo.Column.WRITE_BYTES), ms(r.value(StatIo.Column.WRITE_TIME)),
+                    r.value(StatIo.Column.EXTENDS), r.value(StatIo.Column.EXTEND_BYTES),
+                    r.value(StatIo.Column.HITS), r.value(StatIo.Column.EVICTIONS), r.value(StatIo.Column.REUSES),
+                    r.value(StatIo.Column.FSYNCS), ms(r.value(StatIo.Column.FSYNC_TIME)),
+                    r.value(StatIo.Column.READS) == 0 ? null : Math.round(r.bytesPerRead()));
+        }
+        return t;
+    }
+
+    /** Nanoseconds as milliseconds with 3 decimals (a Double, so JSON keeps it a number). */
+    static Double ms(long nanos) {
+        return Math.round(nanos / 1000.0) / 1000.0;
+    }
+
+    static final String[] AIOS_HEADER = {"session", "io_id", "io_generation", "state", "operation", "off", "length",
+        "target_desc", "raw_result", "result", "f_sync", "f_localmem", "f_buffered"};
+
+    /** pg_aios's columns (session slot in place of pid), sorted by session and handle. */
+    static TextTable aiosTable(List<AioHandleInfo> handles) {
+        TextTable t = new TextTable(AIOS_HEADER).alignRight(0, 1, 2, 5, 6, 8);
+        handles.stream()
+                .sorted(java.util.Comparator.comparingInt(AioHandleInfo::session).thenComparingInt(AioHandleInfo::index))
+                .forEach(h -> t.row(h.session(), h.index(), h.generation(), h.state(), h.operation(), h.offset(),
+                        h.length(), h.target(), h.rawResult(), h.result().toLowerCase(Locale.ROOT).equals("unknown") ? null
+                                : h.result(), h.sync(), h.localMem(), h.buffered()));
+        return t;
+    }
+}

@@ -1,0 +1,189 @@
+package org.pageio.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.ops4j.pax.exam.CoreOptions.composite;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.inject.Inject;
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
+import org.junit.After;
+import org.junit.Test;
+import org.ops4j.pax.exam.Option;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.pageio.bufmgr.BufferManager;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.page.Page;
+import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stream.ReadStream;
+
+/**
+ * Issue 8: {@code pageio:set} changes a setting through ConfigAdmin (the buffer manager restarts),
+ * {@code pageio:settings} shows it with source {@code console}, an out-of-range value is refused
+ * naming the setting and its range while the old value stays, and {@code pageio:stat_io} counts a read.
+ */
+public class SettingsIT extends PageioTestBase {
+
+    @Inject
+    private CommandProcessor commands;
+
+    @Inject
+    private ConfigurationAdmin configAdmin;
+
+    @Inject
+    private BundleContext context;
+
+    @Override
+    protected Option extraOptions() {
+        return composite(reactorBundle("org.osgi.service.log"), reactorBundle("org.apache.felix.metatype"));
+    }
+
+    @After
+    public void deleteConfiguration() throws Exception {
+        Configuration[] cs = configAdmin.listConfigurations("(service.pid=org.pageio.bufmgr)");
+        if (cs != null) {
+            for (Configuration c : cs) {
+                c.delete();
+            }
+        }
+    }
+
+    @Test
+    public void setShowsConsoleSourceRefusesOutOfRangeAndStatIoCountsReads() throws Exception {
+        String before = run("pageio:settings");
+        assertTrue(before, row(before, "effective_io_concurrency").matches(
+                "effective_io_concurrency +\\| 16 +\\| +\\| default +\\| user +\\| restart +\\| 0\\.\\.1000"));
+        assertTrue(before, row(before, "io_method").startsWith("io_method"));
+        assertTrue(before, row(before, "io_method").contains("| worker "));
+        assertTrue(before, row(before, "io_min_workers").contains("| live "));
+        assertTrue(before, row(before, "shared_buffers").contains("| 8kB "));
+
+        BufferManager old = bufferManager();
+        String set = run("pageio:set effective_io_concurrency 32");
+        assertTrue(set, set.startsWith("SET effective_io_concurrency = 32 (was 16)"));
+        assertTrue(set, set.contains("the buffer manager restarts"));
+        BufferManager restarted = await("the buffer manager restarted with 32", () -> {
+            BufferManager b = bufferManager();
+            return b != null && b != old && b.settings().effectiveIoConcurrency() == 32 ? b : null;
+        });
+
+        String after = run("pageio:settings");
+        assertTrue(after, row(after, "effective_io_concurrency").matches(
+                "effective_io_concurrency +\\| 32 +\\| +\\| console +\\| user .*"));
+        String json = run("pageio:settings --format json");
+        assertTrue(json, json.contains("{\"name\": \"effective_io_concurrency\", \"setting\": \"32\", \"unit\": \"\","
+                + " \"source\": \"console\""));
+
+        try (CommandSession session = session()) {
+            session.execute("pageio:set effective_io_concurrency 5000");
+            fail("5000 was accepted");
+        } catch (Exception e) {
+            assertEquals("effective_io_concurrency = 5000 is outside the valid range 0..1000;"
+                    + " effective_io_concurrency stays 32", rootMessage(e));
+        }
+        assertTrue(run("pageio:settings"), row(run("pageio:settings"), "effective_io_concurrency").contains("| 32 "));
+        Thread.sleep(200);
+        assertTrue("no restart for a refused value", bufferManager() == restarted);
+        assertEquals(32, restarted.settings().effectiveIoConcurrency());
+
+        run("pageio:stat_io --reset");
+        readSomeBlocks(restarted, 32);
+        String stat = run("pageio:stat_io");
+        String client = row(stat, "client");
+        String[] cells = client.split("\\s*\\|\\s*");
+        assertEquals(stat, "relation", cells[1]);
+        assertTrue(stat, Long.parseLong(cells[3]) > 0);
+        assertTrue(stat, Long.parseLong(cells[4]) >= 32 * 8192L);
+        String statJson = run("pageio:stat_io --format json");
+        assertTrue(statJson, statJson.contains("\"backend_type\": \"client\""));
+        String aios = run("pageio:aios");
+        assertTrue(aios, aios.startsWith("session | io_id | io_generation | state"));
+        System.out.println("---- pageio:settings\n" + after + "\n---- pageio:stat_io\n" + stat + "\n---- pageio:aios\n"
+                + aios + "\n---- pageio:set\n" + set);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static void readSomeBlocks(BufferManager bufmgr, int blocks) throws Exception {
+        long relNumber = 200000 + ThreadLocalRandom.current().nextInt(100000);
+        SmgrRelation rel = bufmgr.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment page = a.allocate(8192, 4096);
+            rel.create();
+            for (int b = 0; b < blocks; b++) {
+                Page.init(page, 0);
+                page.set(ValueLayout.JAVA_LONG, 64, relNumber * 1000 + b);
+                Page.setChecksum(page, b);
+                rel.write(b, page, 1);
+            }
+        }
+        try (BufferSession s = bufmgr.openSession("client");
+                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, blocks), 0, null)) {
+            for (int b = 0; b < blocks; b++) {
+                int buf = stream.next();
+                assertEquals(relNumber * 1000 + b, s.page(buf).get(ValueLayout.JAVA_LONG, 64));
+                s.releaseBuffer(buf);
+            }
+        } finally {
+            rel.unlink();
+        }
+    }
+
+    private BufferManager bufferManager() {
+        var ref = context.getServiceReference(BufferManager.class);
+        return ref == null ? null : context.getService(ref);
+    }
+
+    private CommandSession session() {
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        return commands.createSession(InputStream.nullInputStream(), out, out);
+    }
+
+    private String run(String command) throws Exception {
+        try (CommandSession session = session()) {
+            return String.valueOf(session.execute(command));
+        }
+    }
+
+    private static String row(String table, String name) {
+        for (String line : table.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return line;
+            }
+        }
+        throw new AssertionError("no row " + name + " in\n" + table);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
+    }
+
+    private static <T> T await(String what, java.util.function.Supplier<T> probe) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            T v = probe.get();
+            if (v != null) {
+                return v;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("timed out waiting for " + what);
+    }
+}
