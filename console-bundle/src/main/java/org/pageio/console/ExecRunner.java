@@ -148,6 +148,12 @@ public final class ExecRunner {
                     if (result != null) {
                         out.println(session.format(result, Converter.INSPECT));
                     }
+                    // A command may restart components (pageio:set): let the services settle
+                    // before the next one, as a person typing would.
+                    Readiness r = readiness;
+                    if (r != null) {
+                        r.awaitServicesQuiet();
+                    }
                 } catch (Throwable e) {
                     out.flush();
                     err.println("pageio: " + command + ": " + message(e));
@@ -252,6 +258,15 @@ public final class ExecRunner {
                 } else {
                     settledSince = -1;
                 }
+                Thread.sleep(20);
+            }
+        }
+
+        /** Waits until no service came or went for {@value ExecRunner#SERVICES_QUIET_MS} ms (at most 30 s). */
+        void awaitServicesQuiet() throws InterruptedException {
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (!closed && System.currentTimeMillis() < deadline
+                    && System.currentTimeMillis() - lastServiceEvent < SERVICES_QUIET_MS) {
                 Thread.sleep(20);
             }
         }

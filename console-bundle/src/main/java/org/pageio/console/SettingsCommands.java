@@ -89,6 +89,41 @@ public final class SettingsCommands {
         return json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
     }
 
+    private static final long RESTART_WAIT_SECONDS = 30;
+
+    private static boolean update(Configuration c, Dictionary<String, Object> props) throws IOException {
+        c.update(props);
+        return true;
+    }
+
+    /**
+     * Updates a configuration that restarts the buffer manager and waits until its service is
+     * registered again, so that the next command (or the next line a person types) finds the new
+     * setting in force, as PostgreSQL's SET is in force when it returns.
+     */
+    private boolean updateAndAwaitRestart(Configuration c, Dictionary<String, Object> props) throws IOException {
+        java.util.concurrent.CountDownLatch registered = new java.util.concurrent.CountDownLatch(1);
+        org.osgi.framework.ServiceListener listener = e -> {
+            if (e.getType() == org.osgi.framework.ServiceEvent.REGISTERED) {
+                registered.countDown();
+            }
+        };
+        try {
+            context.addServiceListener(listener, "(objectClass=org.pageio.bufmgr.BufferManager)");
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        try {
+            c.update(props);
+            return registered.await(RESTART_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            context.removeServiceListener(listener);
+        }
+    }
+
     @Descriptor("changes a setting through ConfigAdmin, like ALTER SYSTEM SET + reload; refuses invalid values,"
             + " keeping the old one")
     public String set(@Descriptor("setting, e.g. effective_io_concurrency, io_method, shared_buffers") String name,
@@ -122,7 +157,8 @@ public final class SettingsCommands {
         Set<String> marked = new LinkedHashSet<>(Arrays.asList(marks(props)));
         marked.add(s.property());
         props.put(CONSOLE_MARK, marked.toArray(String[]::new));
-        c.update(props);
+        boolean restarts = !s.applies().equals("live");
+        boolean back = restarts ? updateAndAwaitRestart(c, props) : update(c, props);
         StringBuilder out = new StringBuilder("SET ").append(name).append(" = ").append(s.show(parsed));
         if (s.unit() != Setting.Unit.NONE) {
             out.append(' ').append(s.unit().label);
@@ -131,7 +167,8 @@ public final class SettingsCommands {
         if (s.kind() == Setting.Kind.METHOD) {
             out.append(": ").append(Setting.METHOD_TARGET).append('=').append(parsed).append(" on ").append(s.pid());
         }
-        out.append(s.applies().equals("live") ? "; applies live" : "; the buffer manager restarts");
+        out.append(!restarts ? "; applies live" : back ? "; the buffer manager restarted"
+                : "; the buffer manager did not come back within " + RESTART_WAIT_SECONDS + " s (see the log)");
         String note = note(s, parsed, current, defs);
         if (note != null) {
             out.append("; ").append(note);

@@ -74,7 +74,7 @@ public class SettingsIT extends PageioTestBase {
         BufferManager old = bufferManager();
         String set = run("pageio:set effective_io_concurrency 32");
         assertTrue(set, set.startsWith("SET effective_io_concurrency = 32 (was 16)"));
-        assertTrue(set, set.contains("the buffer manager restarts"));
+        assertTrue(set, set.contains("the buffer manager restarted"));
         BufferManager restarted = await("the buffer manager restarted with 32", () -> {
             BufferManager b = bufferManager();
             return b != null && b != old && b.settings().effectiveIoConcurrency() == 32 ? b : null;
