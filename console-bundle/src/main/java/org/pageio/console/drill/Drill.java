@@ -147,7 +147,7 @@ public final class Drill {
             DrillCase warmUp = new DrillCase("warm-up", "warm-up", false, DrillOptions.DEFAULT_EIC_VALUE);
             for (String r : runners) {
                 Sample s = r.equals(FILE_CHANNEL) ? runFileChannel(warmUp, 0, files, buffer)
-                        : runMethod(warmUp, 0, methods.get(r), smgr, loaded.table, files);
+                        : runMethod(warmUp, 0, methods.get(r), loaded.table, files);
                 progress.accept(String.format(Locale.ROOT, "drill: warm-up (not recorded)  %-12s %9.1f ms", r, s.executionMs()));
             }
             for (int round = 1; round <= opts.rounds(); round++) {
@@ -156,7 +156,7 @@ public final class Drill {
                     for (int i = 0; i < runners.size(); i++) {
                         String r = runners.get((i + shift) % runners.size());
                         Sample s = r.equals(FILE_CHANNEL) ? runFileChannel(c, round, files, buffer)
-                                : runMethod(c, round, methods.get(r), smgr, loaded.table, files);
+                                : runMethod(c, round, methods.get(r), loaded.table, files);
                         samples.get(c).get(r).add(s);
                         progress.accept(String.format(Locale.ROOT, "drill: round %d/%d  %-28s %-12s %9.1f ms%s  residency %s%s",
                                 round, opts.rounds(), c.shortName(), r, s.executionMs(),
@@ -291,10 +291,15 @@ public final class Drill {
                 : "not warm: only " + percent(r.fraction()) + " of the table stayed in the page cache (memory pressure?)";
     }
 
-    private Sample runMethod(DrillCase c, int round, IoMethod m, StorageManager smgr, TableInfo t, List<Path> files)
-            throws IOException {
+    /**
+     * One run of one method, in its own storage manager (fresh descriptors: a method may change a
+     * descriptor's mode, as {@code direct} switches it to O_DIRECT, and must not change how the
+     * next method reads), its own AIO core and an empty buffer pool.
+     */
+    private Sample runMethod(DrillCase c, int round, IoMethod m, TableInfo t, List<Path> files) throws IOException {
         StatIo stats = new StatIo();
-        try (AioContext aio = AioContext.create(m, settings.aioConfig())) {
+        try (StorageManager smgr = new StorageManager(opts.dataDir(), opts.segmentBlocks(), false);
+                AioContext aio = AioContext.create(m, settings.aioConfig())) {
             BufferPool pool = new BufferPool(settings, smgr, aio, stats);
             try {
                 TableService tables = TableServices.over(pool);
