@@ -2,6 +2,7 @@ package org.pageio.console.drill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +49,8 @@ public final class Drill {
 
     /** The name of the positional-read baseline. */
     public static final String FILE_CHANNEL = "FileChannel";
+    /** The baseline with as many reads in flight as the case's effective_io_concurrency. */
+    public static final String ASYNC_FILE_CHANNEL = "AsynchronousFileChannel";
 
     private final DrillOptions opts;
     private final Map<String, IoMethod> methods;
@@ -137,17 +140,25 @@ public final class Drill {
             Map<DrillCase, Map<String, List<Sample>>> samples = new LinkedHashMap<>();
             List<String> runners = new ArrayList<>(methods.keySet());
             runners.add(FILE_CHANNEL);
+            runners.add(ASYNC_FILE_CHANNEL);
             for (DrillCase c : cases) {
                 Map<String, List<Sample>> m = new LinkedHashMap<>();
                 runners.forEach(r -> m.put(r, new ArrayList<>()));
                 samples.put(c, m);
             }
             ByteBuffer buffer = ByteBuffer.allocateDirect(settings.effectiveIoCombineLimit() * StorageManager.BLCKSZ);
+            int maxDepth = 1;
+            for (DrillCase c : cases) {
+                maxDepth = Math.max(maxDepth, c.eic());
+            }
+            ByteBuffer[] inFlight = new ByteBuffer[maxDepth];
+            for (int i = 0; i < maxDepth; i++) {
+                inFlight[i] = ByteBuffer.allocateDirect(buffer.capacity());
+            }
             // Warm-up, not recorded: the first scan in a JVM pays for JIT compilation and thread start-up.
             DrillCase warmUp = new DrillCase("warm-up", "warm-up", false, DrillOptions.DEFAULT_EIC_VALUE);
             for (String r : runners) {
-                Sample s = r.equals(FILE_CHANNEL) ? runFileChannel(warmUp, 0, files, buffer)
-                        : runMethod(warmUp, 0, methods.get(r), loaded.table, files);
+                Sample s = runOne(r, warmUp, 0, loaded.table, files, buffer, inFlight);
                 progress.accept(String.format(Locale.ROOT, "drill: warm-up (not recorded)  %-12s %9.1f ms", r, s.executionMs()));
             }
             for (int round = 1; round <= opts.rounds(); round++) {
@@ -155,8 +166,7 @@ public final class Drill {
                     int shift = (round - 1) % runners.size();
                     for (int i = 0; i < runners.size(); i++) {
                         String r = runners.get((i + shift) % runners.size());
-                        Sample s = r.equals(FILE_CHANNEL) ? runFileChannel(c, round, files, buffer)
-                                : runMethod(c, round, methods.get(r), loaded.table, files);
+                        Sample s = runOne(r, c, round, loaded.table, files, buffer, inFlight);
                         samples.get(c).get(r).add(s);
                         progress.accept(String.format(Locale.ROOT, "drill: round %d/%d  %-28s %-12s %9.1f ms%s  residency %s%s",
                                 round, opts.rounds(), c.shortName(), r, s.executionMs(),
@@ -169,8 +179,11 @@ public final class Drill {
             List<DrillResult.CaseResult> results = new ArrayList<>();
             for (DrillCase c : cases) {
                 List<DrillResult.Series> series = new ArrayList<>();
-                samples.get(c).forEach((name, list) -> series.add(new DrillResult.Series(name, name.equals(FILE_CHANNEL),
-                        name.equals(FILE_CHANNEL) ? "one " + buffer.capacity() / 1024 + " kB positional read at a time" : null,
+                samples.get(c).forEach((name, list) -> series.add(new DrillResult.Series(name,
+                        name.equals(FILE_CHANNEL) || name.equals(ASYNC_FILE_CHANNEL),
+                        name.equals(FILE_CHANNEL) ? "one " + buffer.capacity() / 1024 + " kB positional read at a time"
+                                : name.equals(ASYNC_FILE_CHANNEL) ? c.eic() + " reads of " + buffer.capacity() / 1024
+                                        + " kB in flight" : null,
                         list)));
                 results.add(new DrillResult.CaseResult(c, series));
             }
@@ -324,6 +337,59 @@ public final class Drill {
                 pool.close();
             }
         }
+    }
+
+    private Sample runOne(String runner, DrillCase c, int round, TableInfo t, List<Path> files, ByteBuffer buffer,
+            ByteBuffer[] inFlight) throws IOException {
+        return switch (runner) {
+            case FILE_CHANNEL -> runFileChannel(c, round, files, buffer);
+            case ASYNC_FILE_CHANNEL -> runAsyncFileChannel(c, round, files, buffer, inFlight);
+            default -> runMethod(c, round, methods.get(runner), t, files);
+        };
+    }
+
+    /**
+     * What a Java developer would write for concurrency: {@link AsynchronousFileChannel} with
+     * {@code effective_io_concurrency} positional reads of {@code io_combine_limit} bytes in flight,
+     * oldest first.
+     */
+    private Sample runAsyncFileChannel(DrillCase c, int round, List<Path> files, ByteBuffer buffer, ByteBuffer[] inFlight)
+            throws IOException {
+        Residency res = prepareCache(c, files, buffer);
+        String note = verdict(c, res, files);
+        int depth = Math.max(1, c.eic());
+        long reads = 0;
+        long bytes = 0;
+        long t0 = System.nanoTime();
+        java.util.ArrayDeque<java.util.concurrent.Future<Integer>> pending = new java.util.ArrayDeque<>(depth);
+        for (Path p : files) {
+            try (AsynchronousFileChannel ch = AsynchronousFileChannel.open(p, StandardOpenOption.READ)) {
+                long size = ch.size();
+                long next = 0;
+                int slot = 0;
+                while (next < size || !pending.isEmpty()) {
+                    while (pending.size() < depth && next < size) {
+                        ByteBuffer b = inFlight[slot];
+                        slot = (slot + 1) % depth;
+                        b.clear();
+                        pending.add(ch.read(b, next));
+                        next += b.capacity();
+                    }
+                    int n = pending.poll().get();
+                    if (n > 0) {
+                        bytes += n;
+                        reads++;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("drill interrupted");
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IOException("AsynchronousFileChannel read failed: " + e.getCause(), e.getCause());
+            }
+        }
+        long nanos = System.nanoTime() - t0;
+        return new Sample(round, nanos, -1, reads, bytes, res.residentPages(), res.totalPages(), note == null, note);
     }
 
     private Sample runFileChannel(DrillCase c, int round, List<Path> files, ByteBuffer buffer) throws IOException {

@@ -94,7 +94,8 @@ public final class DrillReport {
         b.append("I/O wait = time the scan waited for reads (EXPLAIN's I/O Timings). bytes/read = stat_io read_bytes / reads."
                 + " time vs X = median ÷ X's median (below 1 = faster).\n");
         b.append("Baselines: FileChannel = the same files read with one ").append(r.readSize() / 1024)
-                .append(" kB positional read at a time. ").append(r.fio()).append('.');
+                .append(" kB positional read at a time; AsynchronousFileChannel = the same reads with")
+                .append(" effective_io_concurrency of them in flight. ").append(r.fio()).append('.');
         for (Map.Entry<String, String> e : r.unavailable().entrySet()) {
             b.append("\nio_method=").append(e.getKey()).append(" is not available here: ").append(e.getValue());
         }

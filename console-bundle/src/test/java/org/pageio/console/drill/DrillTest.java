@@ -104,7 +104,7 @@ class DrillTest {
             sink = sum;
             DrillResult r = run(options(1, List.of(16)), new ArrayList<>());
             assertTrue(r.reused());
-            for (String name : List.of("sync", Drill.FILE_CHANNEL)) {
+            for (String name : List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL)) {
                 List<Sample> cold = r.samples("seq-cold-eic16", name);
                 assertEquals(1, cold.size());
                 Sample s = cold.get(0);
