@@ -1,13 +1,9 @@
 package org.pageio.bench;
 
-import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.pageio.api.AioContext;
-import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferPool;
@@ -15,7 +11,8 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
-import org.pageio.posix.CallState;
+import org.pageio.method.worker.WorkerIoMethod;
+import org.pageio.method.worker.WorkerSettings;
 import org.pageio.posix.PageCache;
 import org.pageio.table.LoadResult;
 import org.pageio.table.ScanReport;
@@ -61,15 +58,15 @@ public final class TableScanReport {
             run(dir, "sync", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"), "");
             run(dir, "sync", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"),
                     "effective_io_concurrency=1,io_combine_limit=16");
-            run(dir, "threaded", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"),
+            run(dir, "worker", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"),
                     "effective_io_concurrency=1,io_combine_limit=16");
-            run(dir, "threaded", base, pt, ScanRequest.bitmap("prefetch_test", "val", 2000, 2150), "effective_io_concurrency=32");
+            run(dir, "worker", base, pt, ScanRequest.bitmap("prefetch_test", "val", 2000, 2150), "effective_io_concurrency=32");
             for (String la : new String[] {"pg18", "pg19"}) {
-                run(dir, "threaded", base, pt, ScanRequest.index("prefetch_test", "val", 0, 3000),
+                run(dir, "worker", base, pt, ScanRequest.index("prefetch_test", "val", 0, 3000),
                         "effective_io_concurrency=32,read_stream_lookahead=" + la);
             }
-            run(dir, "threaded", base, pt, ScanRequest.limit("prefetch_test", "val", 1000, 10), "effective_io_concurrency=64");
-            run(dir, "threaded", base, pt, ScanRequest.checksums("prefetch_test"), "");
+            run(dir, "worker", base, pt, ScanRequest.limit("prefetch_test", "val", 1000, 10), "effective_io_concurrency=64");
+            run(dir, "worker", base, pt, ScanRequest.checksums("prefetch_test"), "");
         } finally {
             try (Env env = new Env(dir, new SyncIoMethod(), base)) {
                 for (TableInfo t : env.engine.tables()) {
@@ -81,7 +78,7 @@ public final class TableScanReport {
 
     private static void run(Path dir, String method, BufMgrSettings s, TableInfo pt, ScanRequest req, String set)
             throws Exception {
-        IoMethod m = method.equals("sync") ? new SyncIoMethod() : new Threaded(2);
+        IoMethod m = method.equals("sync") ? new SyncIoMethod() : new WorkerIoMethod(WorkerSettings.of(2, 2, 60_000, 100));
         try (Env env = new Env(dir, m, s)) {
             evict(env.engine.heap(pt), pt.blocks());
             if (pt.index("val") != null) {
@@ -99,8 +96,8 @@ public final class TableScanReport {
                 }
             }
         } finally {
-            if (m instanceof Threaded t) {
-                t.close();
+            if (m instanceof WorkerIoMethod w) {
+                w.close();
             }
         }
     }
@@ -130,39 +127,6 @@ public final class TableScanReport {
             pool.close();
             aio.close();
             smgr.close();
-        }
-    }
-
-    /** Completes reads on a small thread pool, as the worker method does (the worker bundle is not a dependency here). */
-    static final class Threaded implements IoMethod, AutoCloseable {
-        private final ExecutorService pool;
-        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
-
-        Threaded(int threads) {
-            pool = Executors.newFixedThreadPool(threads, r -> {
-                Thread t = new Thread(r, "report io worker");
-                t.setDaemon(true);
-                return t;
-            });
-        }
-
-        @Override
-        public String name() {
-            return "threaded";
-        }
-
-        @Override
-        public int submit(IoHandle[] handles, int count) {
-            for (int i = 0; i < count; i++) {
-                IoHandle h = handles[i];
-                pool.execute(() -> h.performSynchronously(cs.get()));
-            }
-            return count;
-        }
-
-        @Override
-        public void close() {
-            pool.shutdownNow();
         }
     }
 }
