@@ -122,17 +122,25 @@ public final class ExecRunner {
 
         @Override
         public Integer call() {
-            int code;
-            try {
-                readiness.await();
-                code = run(commands);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                code = 1;
-            }
-            startWatchdog(code);
-            return code;
+            return awaitAndRun(commands);
         }
+    }
+
+    /**
+     * Waits for the container to be ready, runs the commands, and arms the watchdog that halts the
+     * JVM with the result if shutdown hangs. Returns the exit code.
+     */
+    private int awaitAndRun(List<String> commands) {
+        int code;
+        try {
+            readiness.await();
+            code = run(commands);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            code = 1;
+        }
+        startWatchdog(code);
+        return code;
     }
 
     /** Runs the commands in one Gogo session; returns 0 when all succeeded, else 1. */
@@ -185,15 +193,7 @@ public final class ExecRunner {
     }
 
     private void runStandalone(BundleContext context, List<String> commands) {
-        int code;
-        try {
-            readiness.await();
-            code = run(commands);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            code = 1;
-        }
-        startWatchdog(code);
+        int code = awaitAndRun(commands);
         try {
             Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION);
             system.stop();

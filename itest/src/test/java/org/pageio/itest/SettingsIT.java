@@ -8,9 +8,6 @@ import static org.ops4j.pax.exam.CoreOptions.composite;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.inject.Inject;
@@ -23,12 +20,8 @@ import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.pageio.bufmgr.BufferManager;
-import org.pageio.bufmgr.BufferSession;
-import org.pageio.bufmgr.page.Page;
-import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.itest.kit.NumberedRelation;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stream.ReadStream;
 
 /**
  * Issue 8: {@code pageio:set} changes a setting through ConfigAdmin (the buffer manager restarts),
@@ -119,24 +112,9 @@ public class SettingsIT extends PageioTestBase {
 
     private static void readSomeBlocks(BufferManager bufmgr, int blocks) throws Exception {
         long relNumber = 200000 + ThreadLocalRandom.current().nextInt(100000);
-        SmgrRelation rel = bufmgr.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment page = a.allocate(8192, 4096);
-            rel.create();
-            for (int b = 0; b < blocks; b++) {
-                Page.init(page, 0);
-                page.set(ValueLayout.JAVA_LONG, 64, relNumber * 1000 + b);
-                Page.setChecksum(page, b);
-                rel.write(b, page, 1);
-            }
-        }
-        try (BufferSession s = bufmgr.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, blocks), 0, null)) {
-            for (int b = 0; b < blocks; b++) {
-                int buf = stream.next();
-                assertEquals(relNumber * 1000 + b, s.page(buf).get(ValueLayout.JAVA_LONG, 64));
-                s.releaseBuffer(buf);
-            }
+        SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, blocks);
+        try {
+            NumberedRelation.streamAndCheck(bufmgr, rel, blocks);
         } finally {
             rel.unlink();
         }
