@@ -5,6 +5,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.pageio.posix.CallState;
 import org.pageio.posix.Iovec;
 
@@ -21,10 +23,47 @@ import org.pageio.posix.Iovec;
  *
  * <p>Threads: {@link #openSession}, {@link #handle}, {@link #await}, {@link #checkDone} and the
  * views are thread-safe. {@link #close()} requires every session to be closed.
+ *
+ * <h2>Swapping the method (the method gate)</h2>
+ * The method is not fixed for the context's life: {@link #swapMethod} replaces it while sessions
+ * run, and {@link #retireMethod} replaces it, or leaves none, when the method is going away. The
+ * current method is one immutable {@link Gate} object in a volatile field; its identity is the
+ * method epoch. A session passes the gate when it starts a batch (its first handle, or
+ * {@link IoSession#enterBatchMode}): it sets its own "in a batch" word (volatile store), then reads
+ * the gate (volatile load) and compares it by reference with the gate its per-session method
+ * state belongs to: no allocation, no lock. Until the batch ends (nothing handed out, nothing
+ * staged, not in batch mode) it submits only to that method. A swapper, one at a time
+ * ({@code swapLock}): closes the gate (volatile store of a closed {@code Gate}), waits until no
+ * session is in a batch (the store-then-load on both sides is a Dekker pair: either the session
+ * sees the closed gate, or the swapper sees the session's word), drives every in-flight I/O of the
+ * old method to completion (as a waiter would: {@code checkOne}), then publishes the new gate and
+ * wakes the sessions waiting at it. Each session rebinds itself, in its owner thread, when it next
+ * passes the gate: the old method's {@code closeSession}, the new method's {@code openSession}.
+ * Lock order: {@code swapLock}, then the gate monitor (only to notify); a session waiting at the
+ * gate holds no lock and no staged or handed-out handle.
  */
 public final class AioContext implements AutoCloseable {
 
-    private final IoMethod method;
+    private static final System.Logger LOG = System.getLogger("org.pageio.api");
+
+    /** How long a swap waits for sessions and in-flight I/O by default (5 s). */
+    public static final long DEFAULT_SWAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long a session waits at a closed gate by default before its I/O fails (60 s). */
+    public static final long DEFAULT_GATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /**
+     * One method epoch: the method sessions submit to while {@code open}, or a closed gate
+     * (a swap in progress, or no method at all: {@code method == null}) with the reason a waiting
+     * session reports. Immutable; compared by identity.
+     */
+    record Gate(long epoch, IoMethod method, boolean open, String reason) {}
+
+    private volatile Gate gate;
+    /** The last method that was bound (for names and views while none is). */
+    private volatile IoMethod lastMethod;
+    private volatile long gateWaitNanos = DEFAULT_GATE_WAIT_NANOS;
+    private final Object swapLock = new Object();
+    private final Object gateMonitor = new Object();
     private final AioConfig config;
     private final Arena arena;
     private final IoSession[] sessions;
@@ -33,7 +72,9 @@ public final class AioContext implements AutoCloseable {
     private boolean closed;
 
     private AioContext(IoMethod method, AioConfig config) {
-        this.method = Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(method, "method");
+        this.gate = new Gate(0, method, true, null);
+        this.lastMethod = method;
         this.config = Objects.requireNonNull(config, "config");
         IoMethod.Availability a = method.availability();
         if (!a.available()) {
@@ -67,8 +108,37 @@ public final class AioContext implements AutoCloseable {
         return new AioContext(method, config);
     }
 
+    /**
+     * The method sessions submit to now; while none is bound (the gate is closed by
+     * {@link #retireMethod} with no successor), the last one that was. Any thread.
+     */
     public IoMethod method() {
-        return method;
+        return lastMethod;
+    }
+
+    /** The method epoch: 0 at creation, one more per completed swap. Any thread. */
+    public long methodEpoch() {
+        return gate.epoch();
+    }
+
+    /** Whether a method is bound and the gate open (no swap in progress). Any thread. */
+    public boolean methodBound() {
+        return gate.open();
+    }
+
+    /** Why the gate is closed (a swap in progress, or no method), or {@code null} when it is open. */
+    public String gateClosedReason() {
+        Gate g = gate;
+        return g.open() ? null : g.reason();
+    }
+
+    /** How long a session waits at a closed gate before its I/O fails (default 60 s). Any thread. */
+    public void setGateWaitTimeout(long nanos) {
+        gateWaitNanos = Math.max(0, nanos);
+    }
+
+    Gate gate() {
+        return gate;
     }
 
     public AioConfig config() {
@@ -85,7 +155,7 @@ public final class AioContext implements AutoCloseable {
         IoSession session;
         synchronized (lock) {
             if (closed) {
-                throw new IllegalStateException("AIO context for io_method=" + method.name() + " is closed");
+                throw new IllegalStateException("AIO context for io_method=" + lastMethod.name() + " is closed");
             }
             session = null;
             for (IoSession s : sessions) {
@@ -101,7 +171,7 @@ public final class AioContext implements AutoCloseable {
             session.opened(Thread.currentThread(), kind, null);
         }
         try {
-            session.setMethodState(method.openSession(session));
+            session.bindAtOpen(); // binds the current method now, or at the first I/O while the gate is closed
         } catch (RuntimeException | Error e) {
             closeSlot(session);
             throw e;
@@ -137,8 +207,9 @@ public final class AioContext implements AutoCloseable {
             if (h.recycled(generation) || s >= IoHandle.COMPLETED_SHARED) {
                 return;
             }
-            if (s == IoHandle.SUBMITTED && method.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
-                method.waitOne(h, generation);
+            IoMethod m = h.session().boundMethod();
+            if (s == IoHandle.SUBMITTED && m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
+                m.waitOne(h, generation);
             } else {
                 h.sleepUntilCompleted(generation);
             }
@@ -165,9 +236,177 @@ public final class AioContext implements AutoCloseable {
             return true;
         }
         if (s == IoHandle.SUBMITTED) {
-            method.checkOne(h, generation);
+            IoMethod m = h.session().boundMethod();
+            if (m != null) {
+                m.checkOne(h, generation);
+            }
         }
         return h.completedOrRecycled(generation);
+    }
+
+    // ------------------------------------------------------------------ the method gate
+
+    /**
+     * Replaces the method while sessions run: closes the gate, waits (at most {@code timeoutNanos})
+     * until no session is in a batch and every I/O in flight has completed, binds {@code next} and
+     * reopens the gate. Sessions rebind themselves at their next batch. On timeout the old method
+     * stays, the gate reopens, and this throws naming what did not finish. Any thread but a
+     * session's owner in a batch (it would wait for itself); swaps are serialised.
+     *
+     * @throws IllegalArgumentException when {@code next} is not available here (nothing changes)
+     * @throws IllegalStateException on timeout (nothing changes)
+     */
+    public MethodSwap swapMethod(IoMethod next, long timeoutNanos) {
+        Objects.requireNonNull(next, "next");
+        IoMethod.Availability a = next.availability();
+        if (!a.available()) {
+            throw new IllegalArgumentException("io_method=" + next.name() + " is not available: " + a.cause());
+        }
+        return switchMethod(next, timeoutNanos, true, null);
+    }
+
+    /**
+     * Replaces a method that is going away (its service is being unregistered): like
+     * {@link #swapMethod} but never gives up: after {@code timeoutNanos} it switches anyway and the
+     * result's {@link MethodSwap#stuck()} names the I/O that had not completed. With
+     * {@code next == null} the gate stays closed: sessions that start I/O wait (up to the gate wait
+     * timeout) with {@code reason} in their message until {@link #swapMethod} binds a method.
+     */
+    public MethodSwap retireMethod(IoMethod next, long timeoutNanos, String reason) {
+        if (next != null && !next.availability().available()) {
+            throw new IllegalArgumentException("io_method=" + next.name() + " is not available: "
+                    + next.availability().cause());
+        }
+        return switchMethod(next, timeoutNanos, false, reason);
+    }
+
+    private MethodSwap switchMethod(IoMethod next, long timeoutNanos, boolean abortOnTimeout, String reason) {
+        synchronized (swapLock) {
+            Gate old = gate;
+            String from = old.method() == null ? null : old.method().name();
+            String to = next == null ? null : next.name();
+            if (old.open() && old.method() == next) {
+                return new MethodSwap(from, to, old.epoch(), 0, 0, 0, null);
+            }
+            long t0 = System.nanoTime();
+            long deadline = t0 + Math.max(0, timeoutNanos);
+            String closing = "io_method is being switched from " + (from == null ? "none" : from) + " to "
+                    + (to == null ? "none" : to);
+            gate = new Gate(old.epoch(), old.method(), false, closing); // volatile store: the gate closes
+            int sessionsWaited = 0;
+            int drained = 0;
+            String stuck = null;
+            // 1. every session leaves its batch (nothing handed out or staged for the old method)
+            for (IoSession s : sessions) {
+                if (s.gateHeld()) {
+                    sessionsWaited++;
+                    if (!waitUntil(() -> !s.gateHeld(), deadline)) {
+                        stuck = "session " + s.id() + " (" + s.kind() + ") is still in a batch: "
+                                + s.stagedCount() + " staged";
+                        break;
+                    }
+                }
+            }
+            // 2. every I/O in flight on the old method completes
+            if (stuck == null) {
+                for (IoHandle h : handles) {
+                    int st = h.state();
+                    if (st == IoHandle.IDLE || st >= IoHandle.COMPLETED_SHARED) {
+                        continue;
+                    }
+                    drained++;
+                    long gen = h.generation();
+                    if (!waitUntil(() -> checkDone(h.index(), gen) || h.state() == IoHandle.IDLE, deadline)) {
+                        stuck = "I/O still " + IoHandle.stateName(h.state()) + " on handle " + h.index() + " of session "
+                                + h.session().id() + " (" + h.session().kind() + ")";
+                        break;
+                    }
+                }
+            }
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            if (stuck != null && abortOnTimeout) {
+                gate = old; // reopen: sessions bound to it go on without rebinding
+                wakeGateWaiters();
+                throw new IllegalStateException("io_method swap from " + from + " to " + to + " timed out after "
+                        + waitedMs + " ms: " + stuck + "; io_method stays " + from);
+            }
+            if (stuck != null) {
+                LOG.log(System.Logger.Level.ERROR, "io_method " + from + " went away with I/O in flight after waiting "
+                        + waitedMs + " ms: " + stuck + "; switching to " + (to == null ? "none" : to) + " anyway");
+            }
+            Gate ng = next == null
+                    ? new Gate(old.epoch() + 1, null, false, reason == null ? "no I/O method is bound" : reason)
+                    : new Gate(old.epoch() + 1, next, true, null);
+            if (next != null) {
+                lastMethod = next;
+            }
+            gate = ng; // volatile store: the new epoch
+            wakeGateWaiters();
+            return new MethodSwap(from, to, ng.epoch(), System.nanoTime() - t0, sessionsWaited, drained, stuck);
+        }
+    }
+
+    /** Polls {@code done} with a growing back-off (spin, then 20 µs .. 1 ms parks) until the deadline. */
+    private static boolean waitUntil(java.util.function.BooleanSupplier done, long deadline) {
+        long park = 20_000;
+        for (int i = 0;; i++) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return done.getAsBoolean();
+            }
+            if (i < 64) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, 1_000_000);
+            }
+        }
+    }
+
+    private void wakeGateWaiters() {
+        synchronized (gateMonitor) {
+            gateMonitor.notifyAll();
+        }
+    }
+
+    /**
+     * Blocks the calling session's owner until the gate is open, at most the gate wait timeout.
+     * Holds no lock but the gate monitor, and nothing of the session's is staged or handed out.
+     *
+     * @throws IllegalStateException on timeout or interrupt, with the reason the gate is closed
+     */
+    Gate awaitOpenGate(IoSession session) {
+        Gate g = gate;
+        if (g.open()) {
+            return g;
+        }
+        long t0 = System.nanoTime();
+        long deadline = t0 + gateWaitNanos;
+        boolean told = false;
+        synchronized (gateMonitor) {
+            while (!(g = gate).open()) {
+                if (g.method() == null && !told) {
+                    told = true;
+                    LOG.log(System.Logger.Level.WARNING, "session " + session.id() + " (" + session.kind()
+                            + ") waits for an I/O method: " + g.reason());
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("no I/O started: " + g.reason() + "; waited "
+                            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms for the method gate to open");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(gateMonitor, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("no I/O started: interrupted while waiting at the method gate: "
+                            + g.reason());
+                }
+            }
+        }
+        return g;
     }
 
     /**
@@ -255,6 +494,8 @@ public final class AioContext implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "AioContext[io_method=" + method.name() + ", " + config + "]";
+        Gate g = gate;
+        return "AioContext[io_method=" + (g.method() == null ? "none" : g.method().name()) + " epoch " + g.epoch()
+                + (g.open() ? "" : " (gate closed: " + g.reason() + ")") + ", " + config + "]";
     }
 }

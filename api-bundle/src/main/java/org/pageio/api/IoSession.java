@@ -1,5 +1,7 @@
 package org.pageio.api;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.pageio.posix.CallState;
 
 /**
@@ -22,6 +24,11 @@ import org.pageio.posix.CallState;
  *       handles first, so two sessions waiting on each other's staged I/O cannot deadlock.</li>
  *   <li>Batch mode does not nest; staged I/O is submitted at {@link #exitBatchMode()}, when
  *       {@link #SUBMIT_BATCH_SIZE} are staged, or at {@link #submitStaged()}.</li>
+ *   <li>The method gate ({@link AioContext}): a session passes it when it starts a batch (its
+ *       first handle out, or batch mode) and leaves it when nothing is handed out or staged and
+ *       batch mode is off; in between it submits only to the method it is bound to. When the gate
+ *       moved to a new epoch, the owner rebinds here ({@code closeSession} of the old method,
+ *       {@code openSession} of the new) before its next batch.</li>
  * </ul>
  */
 public final class IoSession implements AutoCloseable {
@@ -46,8 +53,29 @@ public final class IoSession implements AutoCloseable {
     // Set under the context's lock by open/close; read by the owner thread.
     private Thread owner;
     private String kind;
-    private Object methodState;
     private volatile boolean open;
+
+    // The method binding. Written by the owner only (at open and when it passes a moved gate);
+    // volatile because waiters in other threads drive this session's I/O through them.
+    private volatile IoMethod boundMethod;
+    private volatile Object methodState;
+    /** The gate (method epoch) the binding belongs to; owner only. */
+    private AioContext.Gate boundGate;
+    /** Owner-only mirror of {@link #gateHeld}. */
+    private boolean holding;
+    /** 1 while in a batch (see the class comment). Owner stores it, a swapper reads it: see GATE_HELD. */
+    @SuppressWarnings("unused")
+    private volatile int gateHeld;
+
+    private static final VarHandle GATE_HELD;
+
+    static {
+        try {
+            GATE_HELD = MethodHandles.lookup().findVarHandle(IoSession.class, "gateHeld", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     IoSession(AioContext context, int slot, IoHandle[] handles, CallState callState) {
         this.context = context;
@@ -88,9 +116,84 @@ public final class IoSession implements AutoCloseable {
         return open;
     }
 
-    /** What {@link IoMethod#openSession} returned for this session. */
+    /** What {@link IoMethod#openSession} of the method this session is bound to returned. Any thread. */
     public Object methodState() {
         return methodState;
+    }
+
+    /** The method this session is bound to ({@code null} before its first binding). Any thread. */
+    public IoMethod boundMethod() {
+        return boundMethod;
+    }
+
+    /** Whether the owner is in a batch now (volatile read; for the swapper). */
+    boolean gateHeld() {
+        return (int) GATE_HELD.getVolatile(this) != 0;
+    }
+
+    // ------------------------------------------------------------------ the method gate
+
+    /**
+     * Passes the gate at the start of a batch. Fast path: one volatile store to this session's
+     * word and one volatile load of the context's gate, compared by reference: no allocation.
+     * The store must precede the load (StoreLoad, hence volatile both): a swapper stores the closed
+     * gate and then loads this word, so one of the two sees the other.
+     */
+    private void enterGate() {
+        for (;;) {
+            GATE_HELD.setVolatile(this, 1);
+            AioContext.Gate g = context.gate();
+            if (g == boundGate) {
+                holding = true;
+                return;
+            }
+            GATE_HELD.setRelease(this, 0); // not passing: a swapper must not wait for us
+            g = context.awaitOpenGate(this);
+            if (g != boundGate) {
+                rebind(g);
+            }
+        }
+    }
+
+    /** Leaves the gate when the batch is over: nothing handed out or staged, batch mode off. */
+    private void leaveGateIfIdle() {
+        if (holding && handedOut == null && stagedCount == 0 && !batchMode) {
+            holding = false;
+            GATE_HELD.setRelease(this, 0); // release: everything submitted happens-before a swapper sees 0
+        }
+    }
+
+    /**
+     * Binds this session to the method of gate {@code g}, in the owner thread, outside a batch.
+     * Every own I/O of the old binding is over (the swapper drained them; if a retired method left
+     * some, they are waited for here), then the old method's per-session state is closed.
+     */
+    private void rebind(AioContext.Gate g) {
+        if (boundMethod != null) {
+            while (inFlightHead != null) {
+                IoHandle h = inFlightHead;
+                await(h, h.generation());
+            }
+            try {
+                boundMethod.closeSession(this, methodState);
+            } catch (RuntimeException e) {
+                System.getLogger("org.pageio.api").log(System.Logger.Level.WARNING, "io_method=" + boundMethod.name()
+                        + ": closing the state of session " + slot + " failed while rebinding: " + e);
+            }
+        }
+        boundGate = null;
+        Object state = g.method().openSession(this); // may throw: the I/O that triggered it fails with the cause
+        methodState = state;
+        boundMethod = g.method();
+        boundGate = g;
+    }
+
+    /** At open, in the owner: binds the current method if the gate is open, else at the first I/O. */
+    void bindAtOpen() {
+        AioContext.Gate g = context.gate();
+        if (g.open()) {
+            rebind(g);
+        }
     }
 
     /** This session's errno capture area, for I/O executed in the owner thread. Owner only. */
@@ -145,6 +248,9 @@ public final class IoSession implements AutoCloseable {
         if (idleCount == 0) {
             return null;
         }
+        if (!holding) {
+            enterGate(); // may wait while the method is swapped; nothing is staged or handed out here
+        }
         IoHandle h = idle[--idleCount];
         idle[idleCount] = null;
         handedOut = h;
@@ -182,6 +288,7 @@ public final class IoSession implements AutoCloseable {
         handedOut = null;
         h.recycle(true);
         idle[idleCount++] = h;
+        leaveGateIfIdle();
     }
 
     // ------------------------------------------------------------------ staging and submission
@@ -200,12 +307,14 @@ public final class IoSession implements AutoCloseable {
         if (stageFailure != null) {
             prepareSubmit(h);
             h.failStage(stageFailure);
+            leaveGateIfIdle();
             return;
         }
-        IoMethod method = context.method();
+        IoMethod method = boundMethod;
         if ((h.flags() & IoHandle.FLAG_SYNCHRONOUS) != 0 || method.needsSynchronousExecution(h)) {
             prepareSubmit(h);
             method.performSynchronously(h, callState);
+            leaveGateIfIdle();
             return;
         }
         staged[stagedCount++] = h;
@@ -225,7 +334,11 @@ public final class IoSession implements AutoCloseable {
             prepareSubmit(staged[i]);
         }
         stagedCount = 0;
-        context.method().submit(staged, n);
+        try {
+            boundMethod.submit(staged, n);
+        } finally {
+            leaveGateIfIdle();
+        }
         return n;
     }
 
@@ -249,6 +362,9 @@ public final class IoSession implements AutoCloseable {
         if (batchMode) {
             throw new IllegalStateException("API violation: session " + slot + " is already in batch mode (no nesting)");
         }
+        if (!holding) {
+            enterGate();
+        }
         batchMode = true;
     }
 
@@ -260,6 +376,7 @@ public final class IoSession implements AutoCloseable {
         }
         batchMode = false;
         submitStaged();
+        leaveGateIfIdle();
     }
 
     // ------------------------------------------------------------------ waiting and reclaiming
@@ -288,8 +405,8 @@ public final class IoSession implements AutoCloseable {
                     h.sleepUntilCompleted(generation);
                 }
                 case IoHandle.SUBMITTED -> {
-                    IoMethod m = context.method();
-                    if (m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
+                    IoMethod m = own ? boundMethod : h.session().boundMethod();
+                    if (m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
                         m.waitOne(h, generation);
                     } else {
                         h.sleepUntilCompleted(generation);
@@ -334,7 +451,10 @@ public final class IoSession implements AutoCloseable {
             return true;
         }
         if (s == IoHandle.SUBMITTED) {
-            context.method().checkOne(h, generation);
+            IoMethod m = h.session() == this ? boundMethod : h.session().boundMethod();
+            if (m != null) {
+                m.checkOne(h, generation);
+            }
             s = h.state();
             if (h.recycled(generation)) {
                 return true;
@@ -385,7 +505,8 @@ public final class IoSession implements AutoCloseable {
     public void closingFd(int fd) {
         requireOwner("closingFd");
         submitStaged();
-        if (!context.method().waitOnFdBeforeClose()) {
+        IoMethod m = boundMethod;
+        if (m == null || !m.waitOnFdBeforeClose()) {
             return;
         }
         for (IoHandle h = inFlightHead; h != null; ) {
@@ -413,8 +534,11 @@ public final class IoSession implements AutoCloseable {
         }
         batchMode = false;
         drain();
+        leaveGateIfIdle();
         try {
-            context.method().closeSession(this, methodState);
+            if (boundMethod != null) {
+                boundMethod.closeSession(this, methodState);
+            }
         } finally {
             context.closeSlot(this);
         }
@@ -426,17 +550,20 @@ public final class IoSession implements AutoCloseable {
         this.owner = owner;
         this.kind = kind;
         this.methodState = methodState;
+        this.boundMethod = null;
+        this.boundGate = null;
+        this.holding = false;
         this.open = true;
-    }
-
-    void setMethodState(Object methodState) {
-        this.methodState = methodState;
     }
 
     void closed() {
         open = false;
         owner = null;
         methodState = null;
+        boundMethod = null;
+        boundGate = null;
+        holding = false;
+        GATE_HELD.setRelease(this, 0);
     }
 
     void requireOwner(String what) {
