@@ -8,8 +8,10 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * directory, and the I/O method the pool reads through (the one {@code io_method} selected when
  * the service was activated). Other bundles (tables, console) open sessions on it.
  *
- * <p>Thread-safe. When the method is swapped or the settings change, the service is unregistered
- * and registered anew: a user that keeps a reference across that sees a closed pool.
+ * <p>Thread-safe. When {@code io_method} changes, or the method's bundle stops, the method is
+ * swapped live (hot swap): I/O in flight drains, the pool and its cached pages stay, sessions go on
+ * with the new method. When another setting changes, the service is unregistered and registered
+ * anew: a user that keeps a reference across that sees a closed pool.
  */
 @ProviderType
 public interface BufferManager {
@@ -19,6 +21,9 @@ public interface BufferManager {
     StorageManager storage();
 
     BufMgrSettings settings();
+
+    /** The I/O method in force, what {@code io_method} asks for, and the last swap. */
+    MethodStatus methodStatus();
 
     /** Opens a session for the calling thread; shorthand for {@code pool().openSession(kind)}. */
     default BufferSession openSession(String kind) {

@@ -79,7 +79,10 @@ public final class BufferPool implements AutoCloseable {
     final long[] ioRefs;
     private final BufferMapping mapping;
     private final AtomicLong nextVictim = new AtomicLong();
-    private final boolean deferReads;
+    /** io_method=sync: reads run in the wait phase. Volatile: the method is swapped live ({@link #methodSwapped}). */
+    private volatile boolean deferReads;
+    /** Per handle index: when its read was staged (nanoTime), for the JFR event; 0 when not timed. */
+    final long[] ioStartNanos;
 
     /**
      * @param aio the AIO core whose method executes reads; the pool does not own it
@@ -105,6 +108,15 @@ public final class BufferPool implements AutoCloseable {
         // PostgreSQL special-cases io_method=sync: StartReadBuffers starts nothing (it may give
         // advice), WaitReadBuffers reads. Same here.
         this.deferReads = "sync".equals(aio.method().name());
+        this.ioStartNanos = new long[aio.handleCount()];
+    }
+
+    /**
+     * Called by whoever swapped the AIO context's method (the buffer manager component): reads
+     * follow the new method's rules from their next start or wait.
+     */
+    public void methodSwapped() {
+        deferReads = aio.methodBound() && "sync".equals(aio.method().name());
     }
 
     public BufMgrSettings settings() {

@@ -44,6 +44,8 @@ final class SharedBufferReadv implements IoCallback {
 
     @Override
     public void stage(IoHandle h, int flags) {
+        // JFR: time stamp only while a recording has org.pageio.IoBatch on (read at completion)
+        pool.ioStartNanos[h.index()] = IoBatchEvent.enabled() ? System.nanoTime() : 0;
         long ref = h.waitRef();
         for (int i = 0, n = h.handleDataLength(); i < n; i++) {
             int buf = (int) h.handleData(i);
@@ -54,6 +56,27 @@ final class SharedBufferReadv implements IoCallback {
 
     @Override
     public long completeShared(IoHandle h, long result, int flags) {
+        long r = verifyPages(h, result, flags);
+        long t0 = pool.ioStartNanos[h.index()];
+        if (t0 != 0) {
+            pool.ioStartNanos[h.index()] = 0;
+            emitEvent(h, r, System.nanoTime() - t0);
+        }
+        return r;
+    }
+
+    /** One JFR event for this I/O (only called while the event was enabled at staging). */
+    private static void emitEvent(IoHandle h, long result, long latencyNanos) {
+        try {
+            org.pageio.api.IoMethod m = h.session().boundMethod();
+            IoBatchEvent.commit(m == null ? "?" : m.name(), IoHandle.opName(h.op()), h.target().describe(h.targetData()),
+                    h.handleDataLength(), h.length(), latencyNanos, IoResult.statusName(IoResult.status(result)));
+        } catch (Throwable ignore) {
+            // the completion path never throws
+        }
+    }
+
+    private long verifyPages(IoHandle h, long result, int flags) {
         int status = IoResult.status(result);
         int blocksRead = status == IoResult.OK || status == IoResult.PARTIAL ? IoResult.result(result) : 0;
         boolean checksums = pool.settings().dataChecksums();

@@ -8,7 +8,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * a double underscore in a method name stands for one underscore in the property name.
  */
 @ObjectClassDefinition(name = "pageio buffer manager", description = "Shared buffers, I/O combining and concurrency, "
-        + "as PostgreSQL names them. Changes restart the buffer manager.")
+        + "as PostgreSQL names them. io_method and the io_method_* settings apply live (hot swap, the buffer pool "
+        + "stays); any other change restarts the buffer manager.")
 public @interface BufMgrConfig {
 
     @AttributeDefinition(name = "shared_buffers", description = "Buffer pool size in 8 kB blocks (16384 = 128MB)", min = "16")
@@ -44,6 +45,18 @@ public @interface BufMgrConfig {
     String read__stream__lookahead() default "pg19";
 
     @AttributeDefinition(name = "io_method target", description = "Which I/O method service the pool binds "
-            + "(set from the io_method setting)")
+            + "(set from the io_method setting); changed live: in-flight I/O drains and the pool rebinds (hot swap)")
     String ioMethod_target() default "(io.method=worker)";
+
+    @AttributeDefinition(name = "io_method_fallback", description = "The method used while the io_method one is not "
+            + "registered (its bundle stopped); empty: new reads wait until it returns")
+    String io__method__fallback() default "sync";
+
+    @AttributeDefinition(name = "io_method_swap_timeout", description = "Milliseconds a hot swap waits for the I/O "
+            + "in flight on the old method; on timeout the old method stays", min = "1", max = "600000")
+    int io__method__swap__timeout() default 5000;
+
+    @AttributeDefinition(name = "io_method_wait_timeout", description = "Milliseconds a read waits for an I/O method "
+            + "when none is bound, before it fails", min = "0", max = "86400000")
+    int io__method__wait__timeout() default 60000;
 }

@@ -1,30 +1,56 @@
 package org.pageio.bufmgr.internal;
 
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Filter;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
+import org.pageio.api.MethodSwap;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.MethodStatus;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 
 /**
- * The buffer manager service. Binds the I/O method statically (greedy), {@code worker} by
- * default as in PostgreSQL 18 and 19: when the method the
- * {@code ioMethod.target} filter names comes or goes, or the configuration changes, SCR
- * deactivates this component (users of the service are deactivated first, closing their
- * sessions) and activates a new one. An unavailable method fails activation with its cause.
- * The data directory is the framework property {@code pageio.data} (default {@code ./data}).
+ * The buffer manager service, with a hot-swappable I/O method.
+ *
+ * <p>It tracks every {@link IoMethod} service (dynamic, multiple, at least one) and binds the
+ * one the {@code ioMethod.target} filter names ({@code (io.method=worker)} by default, as
+ * PostgreSQL's {@code io_method}); while that one is not registered, the {@code io_method_fallback}
+ * method ({@code sync} by default), or, with no fallback, none: new reads then wait at the method
+ * gate with a message saying why, until a matching method registers. A change of
+ * {@code io_method} (ConfigAdmin: {@code pageio:set}, {@code pageio:swap}), a method service that
+ * comes or goes, and the fallback settings are applied live through
+ * {@link AioContext#swapMethod}/{@link AioContext#retireMethod}: I/O in flight drains, the pool
+ * and its cached pages stay. Any other configuration change restarts the component (disable, then
+ * enable), as before. The data directory is the framework property {@code pageio.data}.
+ *
+ * <p>Threads: SCR calls bind, unbind, modified, activate and deactivate from its own threads or
+ * from whichever thread registers or unregisters a method; every selection runs under
+ * {@code this} (the selection lock), never held by a session. Lock order: selection lock, then the
+ * AIO context's swap lock. Also registers {@code stat_io} as the MXBean
+ * {@code org.pageio:type=StatIo} while active.
  */
 @Component(service = BufferManager.class, configurationPid = "org.pageio.bufmgr", immediate = true)
 @Designate(ocd = BufMgrConfig.class)
@@ -32,17 +58,152 @@ public final class BufferManagerComponent implements BufferManager {
 
     private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
 
-    @Reference(name = "ioMethod", target = "(io.method=worker)", policy = ReferencePolicy.STATIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    private IoMethod method;
+    /** Bound method services, best first (highest ranking, then lowest service id). */
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentSkipListMap<>(
+            Comparator.<ServiceReference<IoMethod>>reverseOrder());
 
     private BufMgrSettings settings;
+    private String dataDir;
     private StorageManager storage;
     private AioContext aio;
     private BufferPool pool;
+    private ComponentContext componentContext;
+    private StatIoMBean mbean;
+
+    // Method selection; guarded by this.
+    private Filter target;
+    private String wanted;
+    private String fallback;
+    private long swapTimeoutNanos;
+    private volatile MethodStatus status = new MethodStatus(null, null, null, false, 0, "not active", null, null, 0, 0);
+    private MethodSwap lastSwap;
+    private String lastFailure;
+    private long swaps;
+    private long failures;
+    private boolean restarting;
+
+    @Reference(name = "methods", service = IoMethod.class, cardinality = ReferenceCardinality.AT_LEAST_ONE,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
+        methods.put(ref, method);
+        synchronized (this) {
+            if (aio != null) {
+                select("io_method=" + method.name() + " registered");
+            }
+        }
+    }
+
+    void removeMethod(ServiceReference<IoMethod> ref, IoMethod method) {
+        synchronized (this) {
+            methods.remove(ref);
+            if (aio != null) {
+                select("io_method=" + method.name() + " is going away (bundle "
+                        + ref.getBundle().getSymbolicName() + " stopped or the service was unregistered)");
+            }
+        }
+    }
 
     @Activate
-    void activate(BufMgrConfig config, BundleContext context) {
+    void activate(BufMgrConfig config, BundleContext context, ComponentContext cc) {
+        componentContext = cc;
+        settings = settingsOf(config);
+        String warning = settings.combineLimitWarning();
+        if (warning != null) {
+            LOG.log(System.Logger.Level.WARNING, warning);
+        }
+        String data = context.getProperty("pageio.data");
+        dataDir = data == null ? "data" : data;
+        storage = new StorageManager(Path.of(dataDir), settings.segmentBlocks(), settings.directIo());
+        synchronized (this) {
+            applyMethodConfig(config);
+            IoMethod first = choose();
+            boolean none = first == null;
+            if (none) {
+                first = anyAvailable(); // the context needs a method object to start with; retired below
+                if (first == null) {
+                    storage.close();
+                    throw new IllegalStateException("no I/O method is available here: " + describeMethods());
+                }
+            }
+            try {
+                aio = AioContext.create(first, settings.aioConfig());
+                aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
+                pool = new BufferPool(settings, storage, aio, new StatIo());
+            } catch (RuntimeException e) {
+                if (aio != null) {
+                    aio.close();
+                }
+                storage.close();
+                throw e;
+            }
+            if (none) {
+                aio.retireMethod(null, 0, waitingReason());
+                pool.methodSwapped();
+            } else if (!first.name().equals(wanted)) {
+                LOG.log(System.Logger.Level.INFO, "io_method=" + wanted + " is not registered yet; reading with "
+                        + "io_method_fallback=" + first.name() + " until it is");
+            }
+            publishStatus();
+        }
+        mbean = StatIoMBean.register(this);
+    }
+
+    /**
+     * A configuration change: {@code io_method} and the {@code io_method_*} settings apply live;
+     * anything else restarts the component (disable + enable, so SCR deactivates the users first).
+     */
+    @Modified
+    void modified(BufMgrConfig config, BundleContext context) {
+        BufMgrSettings next = settingsOf(config);
+        String data = context.getProperty("pageio.data");
+        if (!next.equals(settings) || !Objects.equals(data == null ? "data" : data, dataDir)) {
+            synchronized (this) {
+                restarting = true;
+            }
+            String name = (String) componentContext.getProperties().get("component.name");
+            LOG.log(System.Logger.Level.INFO, "buffer manager settings changed: restarting the buffer manager");
+            ComponentContext cc = componentContext;
+            // Not from inside modified: SCR's disable waits for this very modification to end.
+            Thread restart = new Thread(() -> {
+                cc.disableComponent(name);
+                cc.enableComponent(name);
+            }, "pageio buffer manager restart");
+            restart.setDaemon(true);
+            restart.start();
+            return;
+        }
+        synchronized (this) {
+            aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
+            try {
+                applyMethodConfig(config);
+            } catch (IllegalArgumentException e) {
+                fail(e.getMessage());
+                return;
+            }
+            select("io_method set to " + wanted);
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        StatIoMBean.unregister(mbean);
+        mbean = null;
+        synchronized (this) {
+            try {
+                aio.close(); // fails, naming them, if sessions are still open
+                pool.close();
+            } finally {
+                storage.close();
+                aio = null;
+                status = new MethodStatus(null, wanted, fallback, false, 0, "not active", lastSwap, lastFailure, swaps,
+                        failures);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ method selection
+
+    private static BufMgrSettings settingsOf(BufMgrConfig config) {
         BufMgrSettings.Builder b = new BufMgrSettings.Builder();
         b.sharedBuffers = config.shared__buffers();
         b.effectiveIoConcurrency = config.effective__io__concurrency();
@@ -54,34 +215,160 @@ public final class BufferManagerComponent implements BufferManager {
         b.ignoreChecksumFailure = config.ignore__checksum__failure();
         b.trackIoTiming = config.track__io__timing();
         b.readStreamLookahead = BufMgrSettings.Lookahead.valueOf(config.read__stream__lookahead().toUpperCase(Locale.ROOT));
-        settings = b.build();
-        String warning = settings.combineLimitWarning();
-        if (warning != null) {
-            LOG.log(System.Logger.Level.WARNING, warning);
-        }
-        String data = context.getProperty("pageio.data");
-        storage = new StorageManager(Path.of(data == null ? "data" : data), settings.segmentBlocks(), settings.directIo());
+        return b.build();
+    }
+
+    /** Reads io_method (the target filter), the fallback and the swap timeout. Under this. */
+    private void applyMethodConfig(BufMgrConfig config) {
+        String filter = config.ioMethod_target();
         try {
-            aio = AioContext.create(method, settings.aioConfig());
-            pool = new BufferPool(settings, storage, aio, new StatIo());
-        } catch (RuntimeException e) {
-            if (aio != null) {
-                aio.close();
+            target = FrameworkUtil.createFilter(filter);
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalArgumentException("ioMethod.target '" + filter + "' is not a valid filter: " + e.getMessage()
+                    + "; io_method stays " + wanted);
+        }
+        wanted = methodName(filter);
+        String fb = config.io__method__fallback();
+        fallback = fb == null ? "" : fb.trim();
+        swapTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.io__method__swap__timeout());
+    }
+
+    /** {@code (io.method=NAME)} → NAME; any other filter as it is. */
+    static String methodName(String filter) {
+        String f = filter.trim();
+        String prefix = "(" + IoMethod.PROPERTY + "=";
+        if (f.startsWith(prefix) && f.endsWith(")") && f.indexOf('(', 1) < 0) {
+            return f.substring(prefix.length(), f.length() - 1);
+        }
+        return f;
+    }
+
+    /** The method that should be bound: the best available one matching io_method, else the fallback, else null. */
+    private IoMethod choose() {
+        IoMethod fb = null;
+        for (Map.Entry<ServiceReference<IoMethod>, IoMethod> e : methods.entrySet()) {
+            IoMethod m = e.getValue();
+            if (!available(m)) {
+                continue;
             }
-            storage.close();
-            throw e;
+            if (target != null && target.match(e.getKey())) {
+                return m;
+            }
+            if (fb == null && !fallback.isEmpty() && fallback.equals(e.getKey().getProperty(IoMethod.PROPERTY))) {
+                fb = m;
+            }
+        }
+        return fb;
+    }
+
+    private IoMethod anyAvailable() {
+        for (IoMethod m : methods.values()) {
+            if (available(m)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private static boolean available(IoMethod m) {
+        try {
+            IoMethod.Availability a = m.availability();
+            return a != null && a.available();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
         }
     }
 
-    @Deactivate
-    void deactivate() {
+    private boolean registered(IoMethod m) {
+        return methods.containsValue(m);
+    }
+
+    /**
+     * Binds what {@link #choose} says, if it is not bound already. Under this. Never throws (it runs
+     * in SCR's bind, unbind and modified callbacks): a failure is logged and kept for the status.
+     */
+    private void select(String why) {
+        if (aio == null || restarting) {
+            return;
+        }
+        IoMethod next = choose();
+        IoMethod current = aio.methodBound() ? aio.method() : null;
+        if (next == current && current != null) {
+            publishStatus();
+            return;
+        }
+        boolean currentGoing = current != null && !registered(current);
         try {
-            aio.close(); // fails, naming them, if sessions are still open
-            pool.close();
-        } finally {
-            storage.close();
+            MethodSwap swap;
+            if (next == null) {
+                if (current != null && !currentGoing) {
+                    // io_method names a method that is not registered: keep the one in force until it is
+                    fail("io_method=" + wanted + " is not registered (registered: " + describeMethods() + "); io_method stays "
+                            + current.name() + " until it registers");
+                    return;
+                }
+                if (current == null) {
+                    publishStatus();
+                    return;
+                }
+                swap = aio.retireMethod(null, swapTimeoutNanos, waitingReason());
+                LOG.log(System.Logger.Level.WARNING, why + "; no io_method_fallback: new reads wait until io_method="
+                        + wanted + " registers again (" + swap + ")");
+            } else if (currentGoing || current == null) {
+                swap = aio.retireMethod(next, swapTimeoutNanos, null);
+                LOG.log(System.Logger.Level.INFO, why + ": " + swap);
+            } else {
+                swap = aio.swapMethod(next, swapTimeoutNanos);
+                LOG.log(System.Logger.Level.INFO, why + ": " + swap);
+            }
+            pool.methodSwapped();
+            lastSwap = swap;
+            swaps++;
+            publishStatus();
+        } catch (RuntimeException e) {
+            fail(why + ": " + e.getMessage());
         }
     }
+
+    private void fail(String message) {
+        LOG.log(System.Logger.Level.WARNING, message);
+        lastFailure = message;
+        failures++;
+        publishStatus();
+    }
+
+    private String waitingReason() {
+        return "no I/O method is bound: io_method=" + wanted + " is not registered"
+                + (fallback.isEmpty() ? " and io_method_fallback is empty" : " and io_method_fallback=" + fallback + " is not either")
+                + "; reads wait until one of them registers";
+    }
+
+    private String describeMethods() {
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<ServiceReference<IoMethod>, IoMethod> e : methods.entrySet()) {
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            b.append(e.getKey().getProperty(IoMethod.PROPERTY));
+            if (!available(e.getValue())) {
+                b.append(" (not available)");
+            }
+        }
+        return b.length() == 0 ? "none" : b.toString();
+    }
+
+    /** Under this. */
+    private void publishStatus() {
+        if (aio == null) {
+            return;
+        }
+        boolean bound = aio.methodBound();
+        String m = bound ? aio.method().name() : null;
+        status = new MethodStatus(m, wanted, fallback, bound && !m.equals(wanted), aio.methodEpoch(),
+                bound ? null : aio.gateClosedReason(), lastSwap, lastFailure, swaps, failures);
+    }
+
+    // ------------------------------------------------------------------ the service
 
     @Override
     public BufferPool pool() {
@@ -96,5 +383,10 @@ public final class BufferManagerComponent implements BufferManager {
     @Override
     public BufMgrSettings settings() {
         return settings;
+    }
+
+    @Override
+    public MethodStatus methodStatus() {
+        return status;
     }
 }

@@ -1,0 +1,91 @@
+package org.pageio.bufmgr;
+
+import java.util.List;
+import jdk.jfr.AnnotationElement;
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Enabled;
+import jdk.jfr.Event;
+import jdk.jfr.EventFactory;
+import jdk.jfr.EventType;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
+import jdk.jfr.ValueDescriptor;
+
+/**
+ * The JDK Flight Recorder event {@value #NAME}: one per completed read I/O of the buffer manager (a
+ * combined read of up to {@code io_combine_limit} blocks: one batch of blocks), with the method,
+ * the operation, the relation, blocks, bytes, latency (staged to completed) and status.
+ *
+ * <p>Disabled by default ({@code @Enabled(false)}); a recording switches it on at run time, no
+ * restart: {@code jcmd <pid> JFR.start +org.pageio.IoBatch#enabled=true filename=io.jfr}, or a
+ * {@code jdk.jfr.Recording} with {@code enable("org.pageio.IoBatch")}. When disabled the read
+ * path pays one call to {@link EventType#isEnabled()} per I/O at staging and nothing at
+ * completion: no time stamp, no allocation.
+ *
+ * <p>The event type is made with {@link EventFactory} rather than as a subclass of
+ * {@link Event}: a subclass is instrumented with references to {@code jdk.jfr.internal} classes,
+ * which an OSGi bundle class loader cannot see; a factory event is defined by JFR itself. The
+ * factory is created once per JVM (holder class), so a restarted buffer manager reuses it.
+ */
+final class IoBatchEvent {
+
+    static final String NAME = "org.pageio.IoBatch";
+
+    private static final int METHOD = 0;
+    private static final int OPERATION = 1;
+    private static final int RELATION = 2;
+    private static final int BLOCKS = 3;
+    private static final int BYTES = 4;
+    private static final int LATENCY = 5;
+    private static final int STATUS = 6;
+
+    private static final EventFactory FACTORY = EventFactory.create(List.of(
+            new AnnotationElement(Name.class, NAME),
+            new AnnotationElement(Label.class, "pageio I/O batch"),
+            new AnnotationElement(Description.class, "A completed read I/O of the buffer manager (one combined read)"),
+            new AnnotationElement(Category.class, new String[] {"pageio"}),
+            new AnnotationElement(Enabled.class, false),
+            new AnnotationElement(StackTrace.class, false)), List.of(
+            new ValueDescriptor(String.class, "method", List.of(new AnnotationElement(Label.class, "I/O Method"))),
+            new ValueDescriptor(String.class, "operation", List.of(new AnnotationElement(Label.class, "Operation"))),
+            new ValueDescriptor(String.class, "relation", List.of(new AnnotationElement(Label.class, "Relation"))),
+            new ValueDescriptor(int.class, "blocks", List.of(new AnnotationElement(Label.class, "Blocks"))),
+            new ValueDescriptor(long.class, "bytes", List.of(new AnnotationElement(Label.class, "Bytes"),
+                    new AnnotationElement(DataAmount.class, DataAmount.BYTES))),
+            new ValueDescriptor(long.class, "latency", List.of(new AnnotationElement(Label.class, "Latency"),
+                    new AnnotationElement(Description.class, "From staging to completion"),
+                    new AnnotationElement(Timespan.class, Timespan.NANOSECONDS))),
+            new ValueDescriptor(String.class, "status", List.of(new AnnotationElement(Label.class, "Status")))));
+
+    private static final EventType TYPE = FACTORY.getEventType();
+
+    private IoBatchEvent() {
+    }
+
+    /** Whether a recording has the event on. Any thread; no allocation. */
+    static boolean enabled() {
+        return TYPE.isEnabled();
+    }
+
+    /** Commits one event (allocates: only called while enabled). Never throws. */
+    static void commit(String method, String operation, String relation, int blocks, long bytes, long latencyNanos,
+            String status) {
+        try {
+            Event e = FACTORY.newEvent();
+            e.set(METHOD, method);
+            e.set(OPERATION, operation);
+            e.set(RELATION, relation);
+            e.set(BLOCKS, blocks);
+            e.set(BYTES, bytes);
+            e.set(LATENCY, latencyNanos);
+            e.set(STATUS, status);
+            e.commit();
+        } catch (RuntimeException e) {
+            // a recording that ends meanwhile must not disturb a completion path
+        }
+    }
+}
