@@ -76,14 +76,22 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
         return new Known(name, Unit.NONE, "pageio", false);
     }
 
-    /** How a change of this PID is applied: the worker pool takes it live, the buffer manager restarts. */
+    /**
+     * How a change of this PID is applied: the worker pool takes it live; the buffer manager swaps
+     * the method live (io_method and the io_method_* settings) and restarts for the rest.
+     */
     static String appliesFor(String pid) {
         return WORKER_PID.equals(pid) ? "live" : "restart";
     }
 
+    /** {@link #appliesFor(String)} for one setting. */
+    static String appliesFor(String pid, String name) {
+        return BUFMGR_PID.equals(pid) && name.startsWith("io_method") ? "live" : appliesFor(pid);
+    }
+
     /** The {@code io_method} setting, over the registered method names. */
     static Setting ioMethod(List<String> methods, String defaultMethod) {
-        return new Setting(IO_METHOD, BUFMGR_PID, METHOD_TARGET, Kind.METHOD, Unit.NONE, "postmaster", "restart", null,
+        return new Setting(IO_METHOD, BUFMGR_PID, METHOD_TARGET, Kind.METHOD, Unit.NONE, "postmaster", "live", null,
                 null, false, List.copyOf(methods), defaultMethod);
     }
 

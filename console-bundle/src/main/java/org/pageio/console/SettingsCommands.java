@@ -148,6 +148,11 @@ public final class SettingsCommands {
             // no cause: the exec runner and Gogo show the root cause's message, which must say what stays
             throw new IllegalArgumentException(e.getMessage() + "; " + name + " stays " + s.show(old));
         }
+        if (s.kind() == Setting.Kind.METHOD) { // hot swap: waits for it, or refuses keeping the old method
+            org.pageio.bufmgr.MethodStatus st = MethodSwitch.switchTo(context, configAdmin, Setting.methodOf((String) parsed));
+            return "SET " + name + " = " + s.show(parsed) + " (was " + s.show(old) + "): " + Setting.METHOD_TARGET + "="
+                    + parsed + " on " + s.pid() + "; swapped live: " + st.lastSwap();
+        }
         Configuration c = configAdmin.getConfiguration(s.pid(), "?");
         Dictionary<String, Object> props = c.getProperties();
         if (props == null) {
@@ -290,7 +295,7 @@ public final class SettingsCommands {
                 defaultValue = def;
             }
         }
-        return new Setting(name, pid, name, kind, k.unit(), k.context(), Setting.appliesFor(pid), min, max,
+        return new Setting(name, pid, name, kind, k.unit(), k.context(), Setting.appliesFor(pid, name), min, max,
                 k.excludeZero(), options == null ? List.of() : List.of(options), defaultValue);
     }
 

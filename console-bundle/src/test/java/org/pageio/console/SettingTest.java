@@ -159,6 +159,7 @@ class SettingTest {
                 text);
         assertTrue(text.contains("track_io_timing          | off     |      | default"), text);
         assertTrue(text.contains("io_method                | sync    |      | console"), text);
+        assertTrue(text.contains("io_method                | sync    |      | console            | postmaster | live"), text);
         assertTrue(text.contains("io_worker_idle_timeout   | 60000   | ms   | default            | sighup     | live"), text);
         assertTrue(t.toJson().contains("{\"name\": \"effective_io_concurrency\", \"setting\": \"64\", \"unit\": \"\", "
                 + "\"source\": \"console\", \"context\": \"user\", \"applies\": \"restart\", \"range\": \"0..1000\"}"),
