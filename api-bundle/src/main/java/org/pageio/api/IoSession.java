@@ -180,6 +180,8 @@ public final class IoSession implements AutoCloseable {
                 System.getLogger("org.pageio.api").log(System.Logger.Level.WARNING, "io_method=" + boundMethod.name()
                         + ": closing the state of session " + slot + " failed while rebinding: " + e);
             }
+            boundMethod = null; // closed: never closed twice, even if the new method's openSession fails
+            methodState = null;
         }
         boundGate = null;
         Object state = g.method().openSession(this); // may throw: the I/O that triggered it fails with the cause
