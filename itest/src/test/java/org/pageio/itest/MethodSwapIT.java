@@ -65,6 +65,9 @@ public class MethodSwapIT extends PageioTestBase {
     @Inject
     private ConfigurationAdmin configAdmin;
 
+    @Inject
+    private org.apache.felix.service.command.CommandProcessor commands;
+
     @Override
     protected Option extraOptions() {
         return composite(reactorBundle("uring-bundle")); // directio-bundle is installed by the test
@@ -225,6 +228,40 @@ public class MethodSwapIT extends PageioTestBase {
             }
             setProperty("io_method_fallback", "sync");
             rel.unlink();
+        }
+    }
+
+    @Test
+    public void pageioSwapSwapsLiveSaysWhatItDidAndRefusesAnUnknownMethod() throws Exception {
+        BufferManager bufmgr = configure(Integer.valueOf(256), "worker", "sync", b -> b.pool().nbuffers() == 256);
+        BufferPool pool = bufmgr.pool();
+        String text = run("pageio:swap io_uring");
+        assertTrue(text, text.startsWith("from   | to       | epoch | pause_ms | sessions_waited | ios_drained | fallback"));
+        assertTrue(text, text.contains("worker | io_uring |"));
+        assertEquals("io_uring", bufmgr.methodStatus().method());
+        String json = run("pageio:swap --format json sync");
+        assertTrue(json, json.contains("\"from\": \"io_uring\", \"to\": \"sync\""));
+        assertEquals("sync", bufmgr.methodStatus().method());
+        assertEquals("(io.method=sync)", configAdmin.getConfiguration(PID, "?").getProperties().get("ioMethod.target"));
+        try {
+            run("pageio:swap posix_aio");
+            throw new AssertionError("posix_aio was accepted");
+        } catch (IllegalArgumentException e) {
+            assertTrue(e.getMessage(), e.getMessage().startsWith("io_method 'posix_aio' is not registered; registered methods: "));
+            assertTrue(e.getMessage(), e.getMessage().endsWith("; io_method stays as it is"));
+        }
+        assertEquals("sync", bufmgr.methodStatus().method());
+        assertEquals("(io.method=sync)", configAdmin.getConfiguration(PID, "?").getProperties().get("ioMethod.target"));
+        assertSame("no restart", pool, current().pool());
+        System.out.println("---- pageio:swap io_uring\n" + text + "\n---- pageio:swap --format json sync\n" + json);
+    }
+
+    private String run(String command) throws Exception {
+        java.io.PrintStream out = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+                java.nio.charset.StandardCharsets.UTF_8);
+        try (org.apache.felix.service.command.CommandSession session = commands.createSession(
+                java.io.InputStream.nullInputStream(), out, out)) {
+            return String.valueOf(session.execute(command));
         }
     }
 
