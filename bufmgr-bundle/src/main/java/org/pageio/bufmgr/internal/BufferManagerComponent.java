@@ -68,6 +68,7 @@ public final class BufferManagerComponent implements BufferManager {
     private AioContext aio;
     private BufferPool pool;
     private ComponentContext componentContext;
+    private BundleContext bundleContext;
     private StatIoMBean mbean;
 
     // Method selection; guarded by this.
@@ -106,6 +107,7 @@ public final class BufferManagerComponent implements BufferManager {
     @Activate
     void activate(BufMgrConfig config, BundleContext context, ComponentContext cc) {
         componentContext = cc;
+        bundleContext = context;
         settings = settingsOf(config);
         String warning = settings.combineLimitWarning();
         if (warning != null) {
@@ -288,8 +290,8 @@ public final class BufferManagerComponent implements BufferManager {
      * in SCR's bind, unbind and modified callbacks): a failure is logged and kept for the status.
      */
     private void select(String why) {
-        if (aio == null || restarting) {
-            return;
+        if (aio == null || restarting || frameworkStopping()) {
+            return; // stopping: the buffer manager is deactivated soon; no swaps (and no log lines) on the way out
         }
         IoMethod next = choose();
         IoMethod current = aio.methodBound() ? aio.method() : null;
@@ -312,8 +314,7 @@ public final class BufferManagerComponent implements BufferManager {
                     return;
                 }
                 swap = aio.retireMethod(null, swapTimeoutNanos, waitingReason());
-                LOG.log(System.Logger.Level.WARNING, why + "; no io_method_fallback: new reads wait until io_method="
-                        + wanted + " registers again (" + swap + ")");
+                LOG.log(System.Logger.Level.WARNING, why + "; " + waitingReason() + " (" + swap + ")");
             } else if (currentGoing || current == null) {
                 swap = aio.retireMethod(next, swapTimeoutNanos, null);
                 LOG.log(System.Logger.Level.INFO, why + ": " + swap);
@@ -327,6 +328,14 @@ public final class BufferManagerComponent implements BufferManager {
             publishStatus();
         } catch (RuntimeException e) {
             fail(why + ": " + e.getMessage());
+        }
+    }
+
+    private boolean frameworkStopping() {
+        try {
+            return bundleContext.getBundle(0).getState() == org.osgi.framework.Bundle.STOPPING;
+        } catch (IllegalStateException e) {
+            return true; // our context is no longer valid
         }
     }
 
