@@ -12,6 +12,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BackgroundWriter;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.BufferPool;
@@ -40,6 +41,7 @@ public final class BufferManagerComponent implements BufferManager {
     private StorageManager storage;
     private AioContext aio;
     private BufferPool pool;
+    private BackgroundWriter bgwriter;
 
     @Activate
     void activate(BufMgrConfig config, BundleContext context) {
@@ -64,7 +66,12 @@ public final class BufferManagerComponent implements BufferManager {
         try {
             aio = AioContext.create(method, settings.aioConfig());
             pool = new BufferPool(settings, storage, aio, new StatIo());
+            bgwriter = new BackgroundWriter(pool, new BackgroundWriter.Settings(config.bgwriter__delay(),
+                    config.bgwriter__lru__maxpages(), config.bgwriter__lru__multiplier()));
         } catch (RuntimeException e) {
+            if (pool != null) {
+                pool.close();
+            }
             if (aio != null) {
                 aio.close();
             }
@@ -76,10 +83,24 @@ public final class BufferManagerComponent implements BufferManager {
     @Deactivate
     void deactivate() {
         try {
+            bgwriter.close(); // its session drains its writes first
+            shutdownCheckpoint();
             aio.close(); // fails, naming them, if sessions are still open
             pool.close();
         } finally {
             storage.close();
+        }
+    }
+
+    /** PostgreSQL's shutdown checkpoint: dirty buffers reach the disk before the pool goes away. */
+    private void shutdownCheckpoint() {
+        if (pool.dirtyBuffers() == 0) {
+            return;
+        }
+        try {
+            LOG.log(System.Logger.Level.INFO, "shutdown " + pool.checkpoint());
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "shutdown checkpoint failed, changes in dirty buffers are lost: " + e.getMessage());
         }
     }
 
