@@ -191,6 +191,11 @@ public final class BufferSession implements AutoCloseable {
         return first;
     }
 
+    /** This session's row in stat_io. */
+    int kind() {
+        return kind;
+    }
+
     /** This session's write-back (created on first use). */
     BufferWriter writer() {
         BufferWriter w = writer;

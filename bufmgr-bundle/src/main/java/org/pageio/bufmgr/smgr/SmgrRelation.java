@@ -339,6 +339,31 @@ public final class SmgrRelation implements IoTarget {
         }
     }
 
+    /**
+     * Reserves disk space for blocks {@code [first, first + n)} without changing the file size
+     * ({@code fallocate(FALLOC_FL_KEEP_SIZE)}), one call per segment, so that a bulk load that
+     * then writes them sequentially extends its files in large, unfragmented steps. Does nothing
+     * where the file system cannot (EOPNOTSUPP). Creates segment files as needed.
+     */
+    public void reserve(long first, long n) throws PosixException {
+        long done = 0;
+        while (done < n) {
+            long b = first + done;
+            long chunk = Math.min(n - done, maxCombine(b));
+            try {
+                Posix.fallocate(fd(b, true), org.pageio.posix.Fallocate.FALLOC_FL_KEEP_SIZE, segmentOffset(b),
+                        chunk * BLCKSZ, segmentPath(b));
+            } catch (PosixException e) {
+                if (e.errno() == Errno.EOPNOTSUPP) {
+                    return;
+                }
+                throw new PosixException("fallocate", segmentPath(b), e.errno(),
+                        "reserving blocks " + b + ".." + (b + chunk - 1) + " of relation " + this);
+            }
+            done += chunk;
+        }
+    }
+
     /** Target data of an I/O of {@code nblocks} blocks from {@code block}. */
     public static long targetData(long block, int nblocks) {
         return (block & 0xFF_FFFF_FFFFL) | ((long) nblocks << 40);
