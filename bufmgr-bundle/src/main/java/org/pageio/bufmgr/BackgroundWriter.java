@@ -95,10 +95,21 @@ public final class BackgroundWriter implements AutoCloseable {
         if (target == 0) {
             return;
         }
+        lruScan(pool, w, target, settings.lruMaxPages());
+        session.io().drain(); // completions logged any error; buffers stay dirty for the next round
+    }
+
+    /**
+     * The LRU scan of one round: from the clock hand, counts reusable buffers (unpinned, usage 0,
+     * clean) and starts writes of dirty ones (unpinned, usage 0) until {@code target} reusable
+     * buffers lie ahead or {@code maxPages} blocks were written. Returns the blocks written.
+     */
+    static long lruScan(BufferPool pool, BufferWriter w, int target, int maxPages) throws Exception {
+        int n = pool.nbuffers();
         long hand = pool.clockHand();
         long startBlocks = w.blocksIssued;
         int reusable = 0;
-        for (int i = 0; i < n && !stop; i++) {
+        for (int i = 0; i < n; i++) {
             int buf = (int) Math.floorMod(hand + i, (long) n);
             long s = pool.state(buf);
             if (BufferPool.refcount(s) != 0 || BufferPool.usage(s) != 0) {
@@ -110,11 +121,11 @@ public final class BackgroundWriter implements AutoCloseable {
                 continue;
             }
             long wrote = w.blocksIssued - startBlocks;
-            if (reusable + wrote >= target || wrote >= settings.lruMaxPages()) {
+            if (reusable + wrote >= target || wrote >= maxPages) {
                 break;
             }
         }
-        session.io().drain(); // completions logged any error; buffers stay dirty for the next round
+        return w.blocksIssued - startBlocks;
     }
 
     /** Stops the thread and waits for it (its session drains its writes). */

@@ -27,7 +27,6 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.method.fault.FaultInjectingMethod;
-import org.pageio.method.fault.FaultPlan;
 import org.pageio.method.fault.FaultPlan.Kind;
 import org.pageio.method.fault.FaultPlan.Op;
 import org.pageio.method.fault.FaultPlan.Rule;
@@ -150,12 +149,6 @@ class BufferWriteTest extends PoolTestBase {
                 s.releaseBuffer(buf);
             }
         }
-    }
-
-    private FaultInjectingMethod faults(IoMethod delegate, Rule... rules) {
-        FaultInjectingMethod m = new FaultInjectingMethod(delegate, FaultPlan.of(rules), 42);
-        closeLast.add(m);
-        return m;
     }
 
     @Test
@@ -345,26 +338,45 @@ class BufferWriteTest extends PoolTestBase {
     }
 
     @Test
-    void theBackgroundWriterCleansBuffersAheadOfTheClockSweep() throws Exception {
-        TestMethods.Threaded threaded = new TestMethods.Threaded(2);
-        closeLast.add(threaded);
-        pool(threaded, small().sharedBuffers(64).build());
+    void theBackgroundWritersScanWritesDirtyBuffersTheSweepWouldTakeNext() throws Exception {
+        pool(new SyncIoMethod(), small().sharedBuffers(64).build()); // writes complete inline: exact counts
         SmgrRelation rel = relation(71008, 60);
-        SmgrRelation other = relation(71009, 200);
         try (BufferSession s = pool.openSession("client")) {
-            modify(s, rel, 71008, 1, range(0, 60)); // 60 of 64 buffers dirty: few clean ones ahead of the sweep
+            modify(s, rel, 71008, 1, range(0, 60));
         }
-        try (BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(10, 100, 10.0))) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            for (int i = 0; bg.buffersWritten() == 0 && System.nanoTime() < deadline; i++) {
-                scan(other, 71009, (i * 16) % 184, 16); // misses: allocations for the estimate; the sweep lowers usage counts
-                Thread.sleep(15);
+        try (BufferSession s = pool.openSession("background writer")) {
+            BufferWriter w = s.writer();
+            assertEquals(0, BackgroundWriter.lruScan(pool, w, 64, 100), "usage counts 1: nothing the sweep takes next");
+            for (int b = 0; b < pool.nbuffers(); b++) { // what a lap of the clock sweep does to them
+                for (;;) {
+                    long st = pool.state(b);
+                    if (pool.casState(b, st, st & ~BufferPool.USAGE_MASK)) {
+                        break;
+                    }
+                }
             }
-            assertTrue(bg.buffersWritten() > 0, "the background writer wrote");
+            // from the hand (buffer 60): 4 empty buffers, then blocks 0..15 and 16..31 in two combined writes
+            assertEquals(32, BackgroundWriter.lruScan(pool, w, 64, 20), "stops after bgwriter_lru_maxpages (whole writes)");
+            s.io().drain();
+            assertEquals(28, pool.dirtyBuffers());
+            // 36 reusable, then 32..47 written and 33..44 counted reusable: 64 clean ahead, enough
+            assertEquals(16, BackgroundWriter.lruScan(pool, w, 64, 100), "stops when the target is reached");
+            assertEquals(12, pool.dirtyBuffers());
+            assertEquals(12, BackgroundWriter.lruScan(pool, w, 64, 100));
+            s.io().drain();
         }
-        assertTrue(kindTotal("background writer", Column.WRITES) > 0);
-        pool.checkpoint();
+        assertEquals(0, pool.dirtyBuffers());
+        assertEquals(60 * 8192L, kindTotal("background writer", Column.WRITE_BYTES));
+        assertEquals(0, kindTotal("client", Column.WRITES));
         assertOnDisk(rel, 71008, 1, range(0, 60));
+        // and the thread runs rounds and stops
+        try (BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(10, 100, 2.0))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (bg.rounds() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(bg.rounds() >= 3, "rounds: " + bg.rounds());
+        }
         assertEquals(0, pool.pinnedBuffers());
     }
 

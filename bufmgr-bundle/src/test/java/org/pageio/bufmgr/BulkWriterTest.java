@@ -14,7 +14,6 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.method.fault.FaultInjectingMethod;
-import org.pageio.method.fault.FaultPlan;
 import org.pageio.method.fault.FaultPlan.Kind;
 import org.pageio.method.fault.FaultPlan.Op;
 import org.pageio.method.fault.FaultPlan.Rule;
@@ -61,12 +60,6 @@ class BulkWriterTest extends PoolTestBase {
         assertEquals(8, kindTotal("loader", StatIo.IoContext.BULKWRITE, Column.EXTENDS));
         assertEquals(100 * 8192L, kindTotal("loader", StatIo.IoContext.BULKWRITE, Column.EXTEND_BYTES));
         assertEquals(3, kindTotal("loader", StatIo.IoContext.BULKWRITE, Column.FSYNCS));
-    }
-
-    private FaultInjectingMethod faults(IoMethod delegate, Rule... rules) {
-        FaultInjectingMethod m = new FaultInjectingMethod(delegate, FaultPlan.of(rules), 42);
-        closeLast.add(m);
-        return m;
     }
 
     @Test

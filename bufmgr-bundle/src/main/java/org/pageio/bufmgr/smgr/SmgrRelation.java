@@ -210,8 +210,18 @@ public final class SmgrRelation implements IoTarget {
      * Issuer thread; no allocation.
      */
     public void startReadv(IoHandle h, int fd, long block, long[] addresses, int nblocks) {
+        int iov = define(h, "read", block, addresses, nblocks);
+        h.addCallback(MdReadv.INSTANCE, 0);
+        h.startReadv(fd, iov, segmentOffset(block));
+    }
+
+    /**
+     * Checks the segment boundary, merges pages adjacent in memory into iovecs, sets target and
+     * flags. Returns the iovec count. Issuer thread; no allocation.
+     */
+    private int define(IoHandle h, String what, long block, long[] addresses, int nblocks) {
         if (nblocks < 1 || nblocks > maxCombine(block)) {
-            throw new IllegalArgumentException("read of " + nblocks + " blocks from block " + block + " of relation " + this
+            throw new IllegalArgumentException(what + " of " + nblocks + " blocks at block " + block + " of relation " + this
                     + " would cross a segment boundary (segment size " + segmentBlocks + " blocks)");
         }
         int iov = 0;
@@ -231,8 +241,7 @@ public final class SmgrRelation implements IoTarget {
         if (!smgr.directIo()) {
             h.setFlags(IoHandle.FLAG_BUFFERED);
         }
-        h.addCallback(MdReadv.INSTANCE, 0);
-        h.startReadv(fd, iov, segmentOffset(block));
+        return iov;
     }
 
     /**
@@ -243,27 +252,7 @@ public final class SmgrRelation implements IoTarget {
      * its completion callback. Must not cross a segment boundary. Issuer thread; no allocation.
      */
     public void startWritev(IoHandle h, int fd, long block, long[] addresses, int nblocks) {
-        if (nblocks < 1 || nblocks > maxCombine(block)) {
-            throw new IllegalArgumentException("write of " + nblocks + " blocks to block " + block + " of relation " + this
-                    + " would cross a segment boundary (segment size " + segmentBlocks + " blocks)");
-        }
-        int iov = 0;
-        long start = addresses[0];
-        long len = BLCKSZ;
-        for (int i = 1; i < nblocks; i++) {
-            if (addresses[i] == start + len) {
-                len += BLCKSZ;
-            } else {
-                h.setIovec(iov++, start, len);
-                start = addresses[i];
-                len = BLCKSZ;
-            }
-        }
-        h.setIovec(iov++, start, len);
-        h.setTarget(this, targetData(block, nblocks));
-        if (!smgr.directIo()) {
-            h.setFlags(IoHandle.FLAG_BUFFERED);
-        }
+        int iov = define(h, "write", block, addresses, nblocks);
         registerDirtySegment(block / segmentBlocks);
         h.startWritev(fd, iov, segmentOffset(block));
     }
