@@ -25,6 +25,17 @@ public interface BufferManager {
     /** The I/O method in force, what {@code io_method} asks for, and the last swap. */
     MethodStatus methodStatus();
 
+    /**
+     * Writes every dirty buffer in file order, fsyncs every segment written since the last
+     * checkpoint, and only then returns; shorthand for {@code pool().checkpoint()}.
+     *
+     * @throws java.io.IOException naming relation, block (or file) and errno when a write or an
+     *         fsync fails
+     */
+    default CheckpointResult checkpoint() throws java.io.IOException {
+        return pool().checkpoint();
+    }
+
     /** Opens a session for the calling thread; shorthand for {@code pool().openSession(kind)}. */
     default BufferSession openSession(String kind) {
         return pool().openSession(kind);

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
-import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
@@ -25,8 +24,12 @@ import org.pageio.posix.PosixException;
  * <pre>
  *  bits  0..17  pin count (shared; one per pin, plus one held by the AIO subsystem while a read is in flight)
  *  bits 18..21  usage count, 0..5 (ring buffers at most 1)
- *  bit  22 DIRTY   23 VALID   24 TAG_VALID   25 IO_IN_PROGRESS   26 IO_ERROR
+ *  bit  22 DIRTY   23 VALID   24 TAG_VALID   25 IO_IN_PROGRESS   26 IO_ERROR   27 LOCKED
  * </pre>
+ * IO_IN_PROGRESS on a VALID buffer is a write (reads only fill buffers that are not valid).
+ * LOCKED is the content lock a modifier holds ({@link BufferSession#beginModify}); a write
+ * claims only unlocked buffers and a modifier waits for a write in flight, so the page image a
+ * write sends (and its checksum, computed when the write is issued) never changes under it.
  * The tag ({@code tags[]}) and the I/O wait reference ({@code ioRefs[]}) are written before the
  * state CAS that publishes them (the CAS is a release) and read after a state read (acquire).
  *
@@ -61,6 +64,8 @@ public final class BufferPool implements AutoCloseable {
     static final long TAG_VALID = 1L << 24;
     static final long IO_IN_PROGRESS = 1L << 25;
     static final long IO_ERROR = 1L << 26;
+    /** Content lock for modification (issue 11); see {@link BufferWriter} for the write rules. */
+    static final long LOCKED = 1L << 27;
 
     static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -77,6 +82,15 @@ public final class BufferPool implements AutoCloseable {
     final long[] tags;
     /** Packed wait reference of the read in flight ({@link IoHandle#NO_WAIT_REF} when none). */
     final long[] ioRefs;
+    /**
+     * errno of the last write of each buffer (0 = it succeeded); written by the write's completion
+     * before the state CAS that ends the write (release), read after a state read (acquire).
+     */
+    final int[] writeErrno;
+    /** Victims claimed by the clock sweep, for the background writer's estimate. */
+    final AtomicLong allocations = new AtomicLong();
+    /** One checkpoint at a time. */
+    final Object checkpointLock = new Object();
     private final BufferMapping mapping;
     private final AtomicLong nextVictim = new AtomicLong();
     /** io_method=sync: reads run in the wait phase. Volatile: the method is swapped live ({@link #methodSwapped}). */
@@ -99,6 +113,7 @@ public final class BufferPool implements AutoCloseable {
         this.states = new long[nbuffers];
         this.tags = new long[nbuffers];
         this.ioRefs = new long[nbuffers];
+        this.writeErrno = new int[nbuffers];
         for (int b = 0; b < nbuffers; b++) {
             pageSegments[b] = pages.asSlice((long) b * BLCKSZ, BLCKSZ);
             tags[b] = -1;
@@ -289,6 +304,7 @@ public final class BufferPool implements AutoCloseable {
             int victim = claimVictim(session, strategy);
             // Publish the tag while nobody can find the buffer (pinned by us, not yet mapped).
             tags[victim] = key;
+            writeErrno[victim] = 0;
             for (;;) {
                 long s = state(victim);
                 long n = (s & ~(VALID | IO_ERROR | DIRTY | USAGE_MASK)) | TAG_VALID | USAGE_ONE;
@@ -317,6 +333,7 @@ public final class BufferPool implements AutoCloseable {
      * else by clock sweep. A valid victim is evicted (written first if dirty).
      */
     private int claimVictim(BufferSession session, BufferAccessStrategy strategy) throws PosixException {
+        int dirtyVictims = 0;
         for (;;) {
             int buf = -1;
             boolean reuse = false;
@@ -329,9 +346,26 @@ public final class BufferPool implements AutoCloseable {
                 }
             }
             if (buf < 0) {
-                buf = clockSweep();
+                buf = clockSweep(session);
+                if (buf < 0) {
+                    // Every buffer is pinned, some by I/O in flight: wait for one, sweep again.
+                    session.io().awaitRef(session.sweepBusyRef);
+                    continue;
+                }
                 if (strategy != null) {
                     strategy.ring[strategy.current] = buf;
+                }
+            }
+            if ((state(buf) & (DIRTY | TAG_VALID)) == (DIRTY | TAG_VALID)) {
+                // A dirty victim: start writing it (and its dirty neighbours) back. Rings and a
+                // sweep that keeps meeting dirty buffers wait for the write; otherwise the sweep
+                // moves on and the buffer is clean when the hand comes round again.
+                boolean wait = strategy != null || ++dirtyVictims > MAX_DIRTY_VICTIMS_SKIPPED;
+                try {
+                    session.writer().writeVictim(buf, strategy, wait);
+                } catch (PosixException | RuntimeException e) {
+                    unpin(buf); // the victim's file could not be opened: nothing was claimed
+                    throw e;
                 }
             }
             if (evict(session, buf, strategy, reuse)) {
@@ -341,6 +375,9 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
+    /** Dirty victims the clock sweep passes over (their writes started) before it waits for one. */
+    static final int MAX_DIRTY_VICTIMS_SKIPPED = 16;
+
     /** Pins {@code buf} if unpinned with usage count at most {@code maxUsage}. */
     private boolean tryPinUnused(int buf, int maxUsage) {
         long s = state(buf);
@@ -348,13 +385,21 @@ public final class BufferPool implements AutoCloseable {
                 && casState(buf, s, s + REFCOUNT_ONE);
     }
 
-    /** PostgreSQL 19's clock sweep: CAS-pin the first unpinned buffer whose usage count is 0. */
-    private int clockSweep() {
+    /**
+     * PostgreSQL 19's clock sweep: CAS-pin the first unpinned buffer whose usage count is 0. When
+     * every buffer is pinned but some are under I/O, returns -1 with the wait reference of one such
+     * I/O (its completion drops its pin) in {@code session.sweepBusyRef}, instead of failing.
+     */
+    private int clockSweep(BufferSession session) {
         int tries = nbuffers * (MAX_USAGE + 1) + 1;
+        long busyRef = IoHandle.NO_WAIT_REF;
         for (int i = 0; i < tries; i++) {
             int buf = (int) Math.floorMod(nextVictim.getAndIncrement(), (long) nbuffers);
             long s = state(buf);
             if (refcount(s) != 0) {
+                if ((s & IO_IN_PROGRESS) != 0 && busyRef == IoHandle.NO_WAIT_REF) {
+                    busyRef = ioRef(buf);
+                }
                 continue;
             }
             if (usage(s) > 0) {
@@ -362,8 +407,13 @@ public final class BufferPool implements AutoCloseable {
                 continue;
             }
             if (casState(buf, s, s + REFCOUNT_ONE)) {
+                allocations.getAndIncrement();
                 return buf;
             }
+        }
+        if (busyRef != IoHandle.NO_WAIT_REF) {
+            session.sweepBusyRef = busyRef;
+            return -1;
         }
         throw new IllegalStateException("no unpinned buffers available: all " + nbuffers
                 + " buffers of shared_buffers are pinned (raise shared_buffers or lower effective_io_concurrency)");
@@ -379,11 +429,7 @@ public final class BufferPool implements AutoCloseable {
         if ((s & TAG_VALID) == 0) {
             return true;
         }
-        if ((s & DIRTY) != 0) {
-            flush(buf);
-            s = state(buf);
-        }
-        if (refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS)) != 0) {
+        if (refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED)) != 0) {
             return false;
         }
         long oldTag = tags[buf];
@@ -397,35 +443,60 @@ public final class BufferPool implements AutoCloseable {
         return true;
     }
 
-    /** Writes a dirty buffer synchronously, with its checksum (the write path of issue 11 replaces this). */
-    private void flush(int buf) throws PosixException {
-        long tag = tags[buf];
-        SmgrRelation rel = smgr.relation(tagRelation(tag));
-        long block = tagBlock(tag);
-        MemorySegment page = page(buf);
-        if (settings.dataChecksums() && !Page.isNew(page)) {
-            Page.setChecksum(page, block);
-        }
-        rel.write(block, page, 1);
-        for (;;) {
-            long s = state(buf);
-            if (casState(buf, s, s & ~DIRTY)) {
-                return;
-            }
-        }
-    }
-
-    /** Marks a pinned, valid buffer dirty. */
+    /**
+     * Marks a buffer dirty whose content lock the caller holds ({@link BufferSession#beginModify}).
+     *
+     * @throws IllegalStateException if the buffer is not pinned, valid and locked
+     */
     public void markDirty(int buf) {
         for (;;) {
             long s = state(buf);
-            if (refcount(s) == 0 || (s & VALID) == 0) {
-                throw new IllegalStateException("markDirty of buffer " + buf + " that is not pinned and valid");
+            if (refcount(s) == 0 || (s & (VALID | LOCKED)) != (VALID | LOCKED)) {
+                throw new IllegalStateException("markDirty of buffer " + buf
+                        + " that is not pinned, valid and locked for modification (BufferSession.beginModify)");
             }
             if (casState(buf, s, s | DIRTY)) {
                 return;
             }
         }
+    }
+
+    /** Whether buffer {@code buf} is dirty (for tests and views). */
+    public boolean isDirty(int buf) {
+        return (state(buf) & DIRTY) != 0;
+    }
+
+    /** Number of dirty buffers (for tests and views; a racy count). */
+    public int dirtyBuffers() {
+        int n = 0;
+        for (int b = 0; b < nbuffers; b++) {
+            if ((state(b) & DIRTY) != 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Writes every dirty buffer in file order, then fsyncs every segment written since the last
+     * checkpoint, and only then returns (PostgreSQL's {@code CheckPointBuffers} +
+     * {@code ProcessSyncRequests}). Runs in the calling thread with its own session (kind
+     * {@code checkpointer}); one checkpoint at a time.
+     *
+     * @throws java.io.IOException naming relation, block (or file) and errno when a write still
+     *         fails after retries or an fsync fails; the buffers stay dirty then
+     */
+    public CheckpointResult checkpoint() throws java.io.IOException {
+        return Checkpointer.run(this);
+    }
+
+    BufferMapping mapping() {
+        return mapping;
+    }
+
+    /** Position of the clock hand (for the background writer). */
+    long clockHand() {
+        return nextVictim.get();
     }
 
     // ------------------------------------------------------------------ buffer I/O claims
@@ -442,11 +513,11 @@ public final class BufferPool implements AutoCloseable {
     int startBufferIo(int buf) {
         for (;;) {
             long s = state(buf);
+            if ((s & VALID) != 0) {
+                return IO_DONE; // valid: any I/O in progress is a write of it
+            }
             if ((s & IO_IN_PROGRESS) != 0) {
                 return IO_BUSY;
-            }
-            if ((s & VALID) != 0) {
-                return IO_DONE;
             }
             if (casState(buf, s, (s | IO_IN_PROGRESS) & ~IO_ERROR)) {
                 return IO_READY;

@@ -38,6 +38,9 @@ public final class BufferSession implements AutoCloseable {
     private final ReadBuffersOperation single;
     private final int[] singleBuffer = new int[1];
     private int pins;
+    private BufferWriter writer;
+    /** Set by the clock sweep when it found only buffers pinned by I/O: one such I/O's wait reference. */
+    long sweepBusyRef = IoHandle.NO_WAIT_REF;
 
     BufferSession(BufferPool pool, IoSession io, int kind) {
         this.pool = pool;
@@ -113,9 +116,93 @@ public final class BufferSession implements AutoCloseable {
         pins--;
     }
 
-    /** Marks a buffer this session pins dirty (its page was changed). */
+    /**
+     * Marks a buffer dirty whose content lock this session holds (between {@link #beginModify}
+     * and {@link #endModify}).
+     */
     public void markDirty(int buf) {
         pool.markDirty(buf);
+    }
+
+    // ------------------------------------------------------------------ modifying pages (issue 11)
+
+    /**
+     * Takes the content lock of a buffer this session pins, to change its page (PostgreSQL's
+     * {@code LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE)}): waits while a write of the page is in flight
+     * and while another session modifies it. Change the page, then {@link #endModify}. Readers are
+     * not excluded (pages a scan reads are not modified concurrently in pageio today).
+     */
+    public void beginModify(int buf) {
+        writer().lockForModify(buf);
+    }
+
+    /**
+     * Releases the content lock taken by {@link #beginModify}, marking the buffer dirty when
+     * {@code changed} (PostgreSQL's {@code MarkBufferDirty} + unlock). The checksum is computed when
+     * the page is written, not here.
+     */
+    public void endModify(int buf, boolean changed) {
+        writer().unlockModified(buf, changed);
+    }
+
+    /**
+     * Extends {@code rel} by {@code n} blocks (PostgreSQL's {@code ExtendBufferedRelBy}): under the
+     * relation's extension lock, reserves the space in one step ({@code fallocate}), then pins a
+     * zeroed, valid buffer for each new block into {@code buffers[0..n)}. The caller initialises
+     * the pages ({@link #beginModify} ... {@link #endModify}) and releases them; write-back puts
+     * them on disk. Counted as one extend of {@code n × 8 kB} in stat_io.
+     *
+     * @return the first new block number
+     * @throws PosixException naming the file and errno when the space cannot be reserved
+     */
+    public long extendBy(SmgrRelation rel, int n, int[] buffers, BufferAccessStrategy strategy) throws PosixException {
+        if (n < 1 || n > buffers.length) {
+            throw new IllegalArgumentException("extendBy " + n + " blocks with room for " + buffers.length);
+        }
+        long first;
+        synchronized (rel) { // the relation extension lock
+            if (!rel.exists()) {
+                rel.create();
+            }
+            first = rel.nblocks();
+            rel.extend(first, n);
+        }
+        int i = 0;
+        try {
+            for (; i < n; i++) {
+                int buf = pool.pinBufferForBlock(this, rel, first + i, strategy);
+                pins++;
+                buffers[i] = buf;
+                if (pool.startBufferIo(buf) == BufferPool.IO_READY) {
+                    pool.page(buf).fill((byte) 0);
+                    pool.pinAgain(buf); // terminateIo drops the I/O's pin
+                    pool.terminateIo(buf, true);
+                }
+            }
+        } catch (PosixException | RuntimeException e) {
+            for (int j = 0; j < i; j++) {
+                releaseBuffer(buffers[j]);
+            }
+            throw e;
+        }
+        int base = StatIo.base(kind, IoObject.RELATION, strategy == null ? IoContext.NORMAL : strategy.context());
+        stats.add(base, Column.EXTENDS, 1);
+        stats.add(base, Column.EXTEND_BYTES, (long) n * BufferPool.BLCKSZ);
+        return first;
+    }
+
+    /** This session's row in stat_io. */
+    int kind() {
+        return kind;
+    }
+
+    /** This session's write-back (created on first use). */
+    BufferWriter writer() {
+        BufferWriter w = writer;
+        if (w == null) {
+            w = writer = new BufferWriter(pool, this, kind);
+        }
+        return w;
     }
 
     // ------------------------------------------------------------------ two-phase reads

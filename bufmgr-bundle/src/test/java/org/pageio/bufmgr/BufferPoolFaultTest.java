@@ -17,7 +17,6 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.fault.FaultInjectingMethod;
-import org.pageio.method.fault.FaultPlan;
 import org.pageio.method.fault.FaultPlan.Kind;
 import org.pageio.method.fault.FaultPlan.Op;
 import org.pageio.method.fault.FaultPlan.Rule;
@@ -26,12 +25,6 @@ import org.pageio.posix.Errno;
 
 /** The buffer manager under injected faults: errors named, buffers never valid, nothing leaked. */
 class BufferPoolFaultTest extends PoolTestBase {
-
-    private FaultInjectingMethod faults(IoMethod delegate, Rule... rules) {
-        FaultInjectingMethod m = new FaultInjectingMethod(delegate, FaultPlan.of(rules), 42);
-        closeLast.add(m);
-        return m;
-    }
 
     @Test
     void eioIsReportedWithRelationBlockAndErrnoAndALaterReadRetries() throws Exception {

@@ -50,6 +50,14 @@ abstract class PoolTestBase {
         return pool;
     }
 
+    /** A fault-injecting decorator of {@code delegate}, closed after the test. */
+    org.pageio.method.fault.FaultInjectingMethod faults(IoMethod delegate, org.pageio.method.fault.FaultPlan.Rule... rules) {
+        org.pageio.method.fault.FaultInjectingMethod m = new org.pageio.method.fault.FaultInjectingMethod(delegate,
+                org.pageio.method.fault.FaultPlan.of(rules), 42);
+        closeLast.add(m);
+        return m;
+    }
+
     static BufMgrSettings.Builder small() {
         return new BufMgrSettings.Builder().sharedBuffers(512).maxSessions(8);
     }

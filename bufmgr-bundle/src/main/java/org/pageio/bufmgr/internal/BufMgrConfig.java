@@ -44,6 +44,17 @@ public @interface BufMgrConfig {
         @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 19", value = "pg19")})
     String read__stream__lookahead() default "pg19";
 
+    @AttributeDefinition(name = "bgwriter_delay", description = "Background writer sleep between rounds, in ms", min = "10", max = "10000")
+    int bgwriter__delay() default 200;
+
+    @AttributeDefinition(name = "bgwriter_lru_maxpages", description = "Most buffers the background writer writes per round; 0 disables it",
+            min = "0", max = "1073741823")
+    int bgwriter__lru__maxpages() default 100;
+
+    @AttributeDefinition(name = "bgwriter_lru_multiplier", description = "Multiple of recent buffer allocations to keep clean ahead of the clock sweep",
+            min = "0", max = "10")
+    double bgwriter__lru__multiplier() default 2.0;
+
     @AttributeDefinition(name = "io_method target", description = "Which I/O method service the pool binds "
             + "(set from the io_method setting); changed live: in-flight I/O drains and the pool rebinds (hot swap)")
     String ioMethod_target() default "(io.method=worker)";

@@ -25,6 +25,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.api.MethodSwap;
+import org.pageio.bufmgr.BackgroundWriter;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.BufferPool;
@@ -70,6 +71,7 @@ public final class BufferManagerComponent implements BufferManager {
     private ComponentContext componentContext;
     private BundleContext bundleContext;
     private StatIoMBean mbean;
+    private BackgroundWriter bgwriter;
 
     // Method selection; guarded by this.
     private Filter target;
@@ -131,7 +133,12 @@ public final class BufferManagerComponent implements BufferManager {
                 aio = AioContext.create(first, settings.aioConfig());
                 aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
                 pool = new BufferPool(settings, storage, aio, new StatIo());
+                bgwriter = new BackgroundWriter(pool, new BackgroundWriter.Settings(config.bgwriter__delay(),
+                        config.bgwriter__lru__maxpages(), config.bgwriter__lru__multiplier()));
             } catch (RuntimeException e) {
+                if (pool != null) {
+                    pool.close();
+                }
                 if (aio != null) {
                     aio.close();
                 }
@@ -192,6 +199,8 @@ public final class BufferManagerComponent implements BufferManager {
         mbean = null;
         synchronized (this) {
             try {
+                bgwriter.close(); // its session drains its writes first
+                shutdownCheckpoint();
                 aio.close(); // fails, naming them, if sessions are still open
                 pool.close();
             } finally {
@@ -378,6 +387,18 @@ public final class BufferManagerComponent implements BufferManager {
     }
 
     // ------------------------------------------------------------------ the service
+
+    /** PostgreSQL's shutdown checkpoint: dirty buffers reach the disk before the pool goes away. */
+    private void shutdownCheckpoint() {
+        if (pool.dirtyBuffers() == 0) {
+            return;
+        }
+        try {
+            LOG.log(System.Logger.Level.INFO, "shutdown " + pool.checkpoint());
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "shutdown checkpoint failed, changes in dirty buffers are lost: " + e.getMessage());
+        }
+    }
 
     @Override
     public BufferPool pool() {

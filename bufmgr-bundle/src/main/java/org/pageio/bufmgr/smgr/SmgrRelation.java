@@ -186,6 +186,7 @@ public final class SmgrRelation implements IoTarget {
                     }
                     pos += r;
                 }
+                registerDirtySegment(b / segmentBlocks);
                 done += chunk;
             }
         }
@@ -209,8 +210,18 @@ public final class SmgrRelation implements IoTarget {
      * Issuer thread; no allocation.
      */
     public void startReadv(IoHandle h, int fd, long block, long[] addresses, int nblocks) {
+        int iov = define(h, "read", block, addresses, nblocks);
+        h.addCallback(MdReadv.INSTANCE, 0);
+        h.startReadv(fd, iov, segmentOffset(block));
+    }
+
+    /**
+     * Checks the segment boundary, merges pages adjacent in memory into iovecs, sets target and
+     * flags. Returns the iovec count. Issuer thread; no allocation.
+     */
+    private int define(IoHandle h, String what, long block, long[] addresses, int nblocks) {
         if (nblocks < 1 || nblocks > maxCombine(block)) {
-            throw new IllegalArgumentException("read of " + nblocks + " blocks from block " + block + " of relation " + this
+            throw new IllegalArgumentException(what + " of " + nblocks + " blocks at block " + block + " of relation " + this
                     + " would cross a segment boundary (segment size " + segmentBlocks + " blocks)");
         }
         int iov = 0;
@@ -230,8 +241,116 @@ public final class SmgrRelation implements IoTarget {
         if (!smgr.directIo()) {
             h.setFlags(IoHandle.FLAG_BUFFERED);
         }
-        h.addCallback(MdReadv.INSTANCE, 0);
-        h.startReadv(fd, iov, segmentOffset(block));
+        return iov;
+    }
+
+    /**
+     * Starts a vectored write of {@code nblocks} pages at {@code addresses[0..nblocks)} to
+     * {@code block} on a handed-out handle (PostgreSQL's {@code mdstartwritev}): pages adjacent in
+     * memory become one iovec, the target is set, the segment is remembered for the next
+     * checkpoint's fsync ({@link #takeDirtySegments}), and the write starts. The caller registered
+     * its completion callback. Must not cross a segment boundary. Issuer thread; no allocation.
+     */
+    public void startWritev(IoHandle h, int fd, long block, long[] addresses, int nblocks) {
+        int iov = define(h, "write", block, addresses, nblocks);
+        registerDirtySegment(block / segmentBlocks);
+        h.startWritev(fd, iov, segmentOffset(block));
+    }
+
+    // ------------------------------------------------------------------ fsync requests (md.c's register_dirty_segment)
+
+    /** Segments 0..63 written since the last checkpoint took them: a bit each (fast path, no lock). */
+    private final java.util.concurrent.atomic.AtomicLong dirtyLow = new java.util.concurrent.atomic.AtomicLong();
+    /** Segments from 64 on, guarded by itself. */
+    private final java.util.BitSet dirtyHigh = new java.util.BitSet();
+
+    /** Remembers that segment {@code seg} was written and needs an fsync at the next checkpoint. */
+    public void registerDirtySegment(long seg) {
+        if (seg < 64) {
+            long bit = 1L << seg;
+            if ((dirtyLow.get() & bit) == 0) {
+                dirtyLow.getAndUpdate(v -> v | bit);
+            }
+            return;
+        }
+        synchronized (dirtyHigh) {
+            dirtyHigh.set((int) seg);
+        }
+    }
+
+    /** The segments registered since the last call, ascending; clears them. */
+    public long[] takeDirtySegments() {
+        long low = dirtyLow.getAndSet(0);
+        java.util.BitSet high;
+        synchronized (dirtyHigh) {
+            high = (java.util.BitSet) dirtyHigh.clone();
+            dirtyHigh.clear();
+        }
+        long[] segs = new long[Long.bitCount(low) + high.cardinality()];
+        int n = 0;
+        for (long v = low; v != 0; v &= v - 1) {
+            segs[n++] = Long.numberOfTrailingZeros(v);
+        }
+        for (int i = high.nextSetBit(0); i >= 0; i = high.nextSetBit(i + 1)) {
+            segs[n++] = i;
+        }
+        return segs;
+    }
+
+    /**
+     * Grows the relation by {@code n} zero blocks from {@code first} (which must be its current
+     * size), creating segment files as needed: {@code fallocate} reserves the space in one call
+     * per segment (PostgreSQL's {@code mdzeroextend}), falling back to writing zeros where the
+     * file system does not support it. The new blocks are valid new (all-zero) pages.
+     */
+    public void extend(long first, long n) throws PosixException {
+        long done = 0;
+        while (done < n) {
+            long b = first + done;
+            long chunk = Math.min(n - done, maxCombine(b));
+            int fd = fd(b, true);
+            long off = segmentOffset(b);
+            long len = chunk * BLCKSZ;
+            try {
+                Posix.fallocate(fd, 0, off, len, segmentPath(b));
+            } catch (PosixException e) {
+                if (e.errno() != Errno.EOPNOTSUPP) {
+                    throw new PosixException("fallocate", segmentPath(b), e.errno(),
+                            "extending relation " + this + " by blocks " + b + ".." + (b + chunk - 1));
+                }
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment zeros = a.allocate((long) chunk * BLCKSZ, 4096);
+                    write(b, zeros, (int) chunk);
+                }
+            }
+            registerDirtySegment(b / segmentBlocks);
+            done += chunk;
+        }
+    }
+
+    /**
+     * Reserves disk space for blocks {@code [first, first + n)} without changing the file size
+     * ({@code fallocate(FALLOC_FL_KEEP_SIZE)}), one call per segment, so that a bulk load that
+     * then writes them sequentially extends its files in large, unfragmented steps. Does nothing
+     * where the file system cannot (EOPNOTSUPP). Creates segment files as needed.
+     */
+    public void reserve(long first, long n) throws PosixException {
+        long done = 0;
+        while (done < n) {
+            long b = first + done;
+            long chunk = Math.min(n - done, maxCombine(b));
+            try {
+                Posix.fallocate(fd(b, true), org.pageio.posix.Fallocate.FALLOC_FL_KEEP_SIZE, segmentOffset(b),
+                        chunk * BLCKSZ, segmentPath(b));
+            } catch (PosixException e) {
+                if (e.errno() == Errno.EOPNOTSUPP) {
+                    return;
+                }
+                throw new PosixException("fallocate", segmentPath(b), e.errno(),
+                        "reserving blocks " + b + ".." + (b + chunk - 1) + " of relation " + this);
+            }
+            done += chunk;
+        }
     }
 
     /** Target data of an I/O of {@code nblocks} blocks from {@code block}. */

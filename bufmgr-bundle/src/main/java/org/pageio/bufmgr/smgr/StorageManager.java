@@ -121,6 +121,13 @@ public final class StorageManager implements AutoCloseable {
         }
     }
 
+    /** Every relation opened so far (a snapshot; the checkpointer walks it for fsync requests). */
+    public List<SmgrRelation> relations() {
+        synchronized (byId) {
+            return new ArrayList<>(byId);
+        }
+    }
+
     /** Closes every open file. */
     @Override
     public void close() {

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Issue 11: loading the drill table t through asynchronous writes (BulkWriter) vs io_method=sync,
+# the current Loader and fio's sequential write bandwidth, as ratios in one run.
+# Usage: bench/bulk-load.sh [--rows 8000000] [--rounds 3] [--methods sync,worker,io_uring] [--dir DIR] [--no-fio] [--no-loader]
+# Needs fio (apt-get install -y fio) and bench/target/benchmarks.jar (./pageio bench -l builds it).
+# Needs ~2 GB free in DIR (default bench/target/bulk-load); deletes its files at the end.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JAR="$ROOT/bench/target/benchmarks.jar"
+JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
+command -v fio >/dev/null || { echo "bulk-load: fio is not installed: apt-get install -y fio (or pass --no-fio)" >&2; exit 2; }
+[[ -f "$JAR" ]] || { echo "bulk-load: $JAR is missing: build it with ./pageio bench -l" >&2; exit 2; }
+cd "$ROOT"
+exec "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$JAR" org.pageio.bench.BulkLoadBench "$@"

@@ -1,0 +1,144 @@
+package org.pageio.bufmgr;
+
+import java.util.concurrent.locks.LockSupport;
+import org.pageio.api.IoHandle;
+import org.pageio.bufmgr.stats.StatIo.IoContext;
+
+/**
+ * The background writer (PostgreSQL's {@code bgwriter.c} + {@code BgBufferSync}, LRU part): a
+ * thread that, every {@code bgwriter_delay}, estimates how many buffers the clock sweep will claim
+ * before the next round (the allocations of the last round, smoothed, times
+ * {@code bgwriter_lru_multiplier}) and scans ahead of the clock hand writing back dirty buffers
+ * with usage count 0 and no pins, asynchronously and combined, until that many reusable (clean,
+ * unpinned, usage 0) buffers lie ahead of the hand or {@code bgwriter_lru_maxpages} were written
+ * this round. So backends find clean victims and seldom write. Its session's kind is
+ * {@code background writer} in stat_io. {@code bgwriter_lru_maxpages = 0} disables it.
+ *
+ * <p>Write errors keep the buffers dirty and are logged by the write's completion; the next round
+ * (or a checkpoint) writes them again.
+ */
+public final class BackgroundWriter implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
+
+    /** PostgreSQL's settings, with its defaults: 200 ms, 100 pages, 2.0. */
+    public record Settings(int delayMillis, int lruMaxPages, double lruMultiplier) {
+        public static final Settings DEFAULTS = new Settings(200, 100, 2.0);
+
+        public Settings {
+            if (delayMillis < 10 || delayMillis > 10_000) {
+                throw new IllegalArgumentException("bgwriter_delay " + delayMillis + " ms is out of range: valid values are 10..10000 ms");
+            }
+            if (lruMaxPages < 0 || lruMaxPages > 1_073_741_823) {
+                throw new IllegalArgumentException("bgwriter_lru_maxpages " + lruMaxPages + " is out of range: valid values are 0..1073741823");
+            }
+            if (!(lruMultiplier >= 0 && lruMultiplier <= 10)) {
+                throw new IllegalArgumentException("bgwriter_lru_multiplier " + lruMultiplier + " is out of range: valid values are 0..10");
+            }
+        }
+    }
+
+    private final BufferPool pool;
+    private final Settings settings;
+    private final Thread thread;
+    private volatile boolean stop;
+    private volatile long rounds;
+    private volatile long written;
+    private long lastAllocations;
+    private double smoothedAllocations;
+
+    /** Starts the writer thread (nothing is started when {@code bgwriter_lru_maxpages} is 0). */
+    public BackgroundWriter(BufferPool pool, Settings settings) {
+        this.pool = pool;
+        this.settings = settings;
+        this.lastAllocations = pool.allocations.get();
+        this.thread = settings.lruMaxPages() == 0 ? null
+                : Thread.ofPlatform().name("pageio background writer").daemon().start(this::run);
+    }
+
+    /** Rounds done so far (for tests). */
+    public long rounds() {
+        return rounds;
+    }
+
+    /** Blocks whose write this writer started so far. */
+    public long buffersWritten() {
+        return written;
+    }
+
+    private void run() {
+        try (BufferSession session = pool.openSession("background writer")) {
+            BufferWriter w = session.writer();
+            while (!stop) {
+                try {
+                    round(session, w);
+                } catch (Exception | AssertionError e) {
+                    LOG.log(System.Logger.Level.WARNING, "background writer: " + e.getMessage());
+                }
+                rounds++;
+                written = w.blocksIssued;
+                LockSupport.parkNanos(settings.delayMillis() * 1_000_000L);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "background writer stopped: " + e.getMessage());
+        }
+    }
+
+    /** One round of BgBufferSync's LRU scan. */
+    private void round(BufferSession session, BufferWriter w) throws Exception {
+        long allocs = pool.allocations.get();
+        long recent = allocs - lastAllocations;
+        lastAllocations = allocs;
+        smoothedAllocations += (recent - smoothedAllocations) / 16.0; // PostgreSQL's smoothing_samples
+        int n = pool.nbuffers();
+        int target = (int) Math.min(n, Math.ceil(Math.max(recent, smoothedAllocations) * settings.lruMultiplier()));
+        if (target == 0) {
+            return;
+        }
+        lruScan(pool, w, target, settings.lruMaxPages());
+        session.io().drain(); // completions logged any error; buffers stay dirty for the next round
+    }
+
+    /**
+     * The LRU scan of one round: from the clock hand, counts reusable buffers (unpinned, usage 0,
+     * clean) and starts writes of dirty ones (unpinned, usage 0) until {@code target} reusable
+     * buffers lie ahead or {@code maxPages} blocks were written. Returns the blocks written.
+     */
+    static long lruScan(BufferPool pool, BufferWriter w, int target, int maxPages) throws Exception {
+        int n = pool.nbuffers();
+        long hand = pool.clockHand();
+        long startBlocks = w.blocksIssued;
+        int reusable = 0;
+        for (int i = 0; i < n; i++) {
+            int buf = (int) Math.floorMod(hand + i, (long) n);
+            long s = pool.state(buf);
+            if (BufferPool.refcount(s) != 0 || BufferPool.usage(s) != 0) {
+                continue;
+            }
+            if ((s & BufferPool.DIRTY) == 0) {
+                reusable++;
+            } else if (w.writeBack(buf, IoContext.NORMAL) == IoHandle.NO_WAIT_REF) {
+                continue;
+            }
+            long wrote = w.blocksIssued - startBlocks;
+            if (reusable + wrote >= target || wrote >= maxPages) {
+                break;
+            }
+        }
+        return w.blocksIssued - startBlocks;
+    }
+
+    /** Stops the thread and waits for it (its session drains its writes). */
+    @Override
+    public void close() {
+        stop = true;
+        if (thread != null) {
+            LockSupport.unpark(thread);
+            try {
+                thread.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
