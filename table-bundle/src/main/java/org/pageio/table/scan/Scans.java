@@ -113,7 +113,7 @@ public final class Scans {
             props.add(new String[] {"Rows Removed by Filter", Long.toString(rows - matched)});
         }
         PlanNode scan = new PlanNode("Seq Scan", " on " + t.name(), first, total, pattern == null ? rows : matched, props,
-                totals.hits, totals.readBlocks(), totals.waitNanos, totals.figures(), List.of());
+                totals.hitBlocks(), totals.readBlocks(), totals.waitNanos, totals.figures(), List.of());
         PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), scan.sharedHit(), scan.sharedRead(),
                 scan.ioReadNanos(), null, List.of(scan));
         return new ScanReport(req, 1, matched, 0, total, timing, agg, List.of());
@@ -213,7 +213,7 @@ public final class Scans {
                 reads.reads, reads.waitNanos, null, List.of());
         PlanNode heapNode = new PlanNode("Bitmap Heap Scan", " on " + t.name(), first, total, matched,
                 List.<String[]>of(new String[] {"Recheck Cond", cond}, new String[] {"Heap Blocks", "exact=" + nb}),
-                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
                 totals.figures(), List.of(ix));
         PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), heapNode.sharedHit(), heapNode.sharedRead(),
                 heapNode.ioReadNanos(), null, List.of(heapNode));
@@ -288,7 +288,7 @@ public final class Scans {
         props.add(new String[] {"Index Cond", cond});
         props.add(new String[] {"Index Searches", "1"});
         PlanNode scan = new PlanNode("Index Scan", " using " + idx.name() + " on " + t.name(), first, total, count, props,
-                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
                 totals.figures(), List.of());
         PlanNode top;
         if (limit) {
@@ -364,7 +364,7 @@ public final class Scans {
         PlanNode scan = new PlanNode("Checksum Scan", " on " + t.name(), first, total, checked,
                 List.<String[]>of(new String[] {"Relations", Integer.toString(targets.size())},
                         new String[] {"Blocks Checked", Long.toString(checked)}, new String[] {"Bad Blocks", list.toString()}),
-                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
                 totals.figures(), List.of());
         return new ScanReport(req, checked, checked, 0, total, timing, scan, bad);
     }
