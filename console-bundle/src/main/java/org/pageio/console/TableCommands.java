@@ -105,9 +105,10 @@ public final class TableCommands {
         if (io && !analyze) {
             throw new IllegalArgumentException("EXPLAIN option IO requires ANALYZE");
         }
+
         ScanRequest req = ScanRequest.parse(scan).with(ScanSettings.parse(set));
-        // TODO: without ANALYZE PostgreSQL does not run the query; here the plan's shape still comes from a run
-        ScanReport r = tables.scan(req);
+        // without ANALYZE, as in PostgreSQL, nothing runs: the plan's shape only
+        ScanReport r = analyze ? tables.scan(req) : tables.plan(req);
         return r.explain(analyze, buffers, io, format);
     }
 

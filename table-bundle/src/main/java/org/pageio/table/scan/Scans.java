@@ -377,6 +377,66 @@ public final class Scans {
         }
     }
 
+    // ------------------------------------------------------------------ plan only (EXPLAIN without ANALYZE)
+
+    /**
+     * The plan a scan would run, without running it (EXPLAIN without ANALYZE reads no table
+     * page): the same nodes and conditions as the scan's report, no figures. Checks what running
+     * would check first: columns, their types, the {@code LIKE} pattern, the index.
+     */
+    public static ScanReport plan(ScanRequest req, TableInfo t) throws TableException {
+        List<String[]> none = List.of();
+        PlanNode top = switch (req.kind()) {
+            case COUNT, FILTER -> {
+                List<String[]> props = new ArrayList<>();
+                if (req.pattern() != null) {
+                    Column c = t.shape().column(req.column());
+                    if (c.type() != ColumnType.TEXT) {
+                        throw new IllegalArgumentException("column " + c.name() + " of " + t.name() + " is " + c.type().sqlName()
+                                + ", not text: LIKE needs text");
+                    }
+                    likeSubstring(req.pattern());
+                    props.add(new String[] {"Filter", "(" + req.column() + " ~~ '" + req.pattern().replace("'", "''") + "'::text)"});
+                }
+                yield node("Aggregate", "", none, node("Seq Scan", " on " + t.name(), props));
+            }
+            case BITMAP -> {
+                Column col = intColumn(t, req.column());
+                IndexInfo idx = indexOf(t, req.column());
+                String cond = "((" + col.name() + " >= " + req.lo() + ") AND (" + col.name() + " <= " + req.hi() + "))";
+                yield node("Aggregate", "", none, node("Bitmap Heap Scan", " on " + t.name(),
+                        List.<String[]>of(new String[] {"Recheck Cond", cond}),
+                        node("Bitmap Index Scan", " on " + idx.name(), List.<String[]>of(new String[] {"Index Cond", cond}))));
+            }
+            case INDEX, LIMIT -> {
+                Column col = intColumn(t, req.column());
+                IndexInfo idx = indexOf(t, req.column());
+                boolean limit = req.limit() > 0;
+                String cond = limit ? "(" + col.name() + " >= " + req.lo() + ")"
+                        : "((" + col.name() + " >= " + req.lo() + ") AND (" + col.name() + " <= " + req.hi() + "))";
+                PlanNode scan = node("Index Scan", " using " + idx.name() + " on " + t.name(),
+                        List.<String[]>of(new String[] {"Index Cond", cond}));
+                yield limit ? node("Limit", "", none, scan) : node("Aggregate", "", none, scan);
+            }
+            case CHECKSUMS -> node("Checksum Scan", " on " + t.name(),
+                    List.<String[]>of(new String[] {"Relations", Integer.toString(1 + t.indexes().size())}));
+        };
+        return new ScanReport(req, 0, 0, 0, 0, false, top, List.of());
+    }
+
+    private static PlanNode node(String type, String on, List<String[]> props, PlanNode... children) {
+        return new PlanNode(type, on, 0, 0, 0, props, 0, 0, 0, null, List.of(children));
+    }
+
+    private static IndexInfo indexOf(TableInfo t, String column) throws TableException {
+        IndexInfo i = t.index(column);
+        if (i == null) {
+            throw new TableException("table " + t.name() + " has no index on " + column + " (pageio:index " + t.name() + " "
+                    + column + " builds one)");
+        }
+        return i;
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static Column intColumn(TableInfo t, String name) {
