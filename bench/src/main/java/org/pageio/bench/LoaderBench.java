@@ -35,8 +35,9 @@ import org.pageio.table.load.PageSink;
  * {@code O_DIRECT}), and the loader with {@code old} (one builder, plain pwrites, fsync at the
  * end: the loader's write path before the page sinks), {@code buffered} (fallocate +
  * sync_file_range), {@code direct} (the default: {@code O_DIRECT}) and {@code build-only} (pages
- * built and thrown away: the CPU ceiling), the last three with the default number of builders. Prints each figure as it comes, then medians and each one's ratio to {@code raw} of the
- * same round. Deletes its files.
+ * built and thrown away: the CPU ceiling), the last three with the default number of builders.
+ * Prints each figure as it comes, then medians and each one's ratio to {@code raw} and to
+ * {@code raw-direct} of the same round. Deletes its files.
  */
 public final class LoaderBench {
 
@@ -52,15 +53,18 @@ public final class LoaderBench {
                 Loader.defaultBuilders());
         Map<String, List<Double>> mbs = new LinkedHashMap<>();
         Map<String, List<Double>> ratio = new LinkedHashMap<>();
+        Map<String, List<Double>> ratioDirect = new LinkedHashMap<>();
         String[] cases = {"raw", "raw-direct", "old", "buffered", "direct", "build-only"};
         for (String c : cases) {
             mbs.put(c, new ArrayList<>());
             ratio.put(c, new ArrayList<>());
+            ratioDirect.put(c, new ArrayList<>());
         }
         long relNumber = 90_000;
         try (StorageManager smgr = new StorageManager(dir, segmentBlocks, false)) {
             for (int round = 1; round <= rounds; round++) {
                 double raw = 0;
+                double rawDirect = 0;
                 for (String c : cases) {
                     SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber++));
                     double v;
@@ -87,10 +91,15 @@ public final class LoaderBench {
                         if (c.equals("raw")) {
                             raw = v;
                         }
+                        if (c.equals("raw-direct")) {
+                            rawDirect = v;
+                        }
                         mbs.get(c).add(v);
                         ratio.get(c).add(v / raw);
-                        System.out.printf(Locale.ROOT, "round %d %-18s %7.0f MB/s  (%.2f s%s)  ratio to raw %.2f%n", round, c, v,
-                                nanos / 1e9, extra == 0 ? "" : String.format(Locale.ROOT, ", fsync %.2f s", extra / 1e9), v / raw);
+                        ratioDirect.get(c).add(v / rawDirect);
+                        System.out.printf(Locale.ROOT, "round %d %-18s %7.0f MB/s  (%.2f s%s)  ratio to raw %.2f, to raw-direct %.2f%n",
+                                round, c, v, nanos / 1e9,
+                                extra == 0 ? "" : String.format(Locale.ROOT, ", fsync %.2f s", extra / 1e9), v / raw, v / rawDirect);
                     } finally {
                         rel.unlink();
                     }
@@ -98,9 +107,10 @@ public final class LoaderBench {
             }
         }
         System.out.println();
-        System.out.println("median over rounds      MB/s (incl. fsync)   ratio to raw (same round)");
+        System.out.println("median over rounds      MB/s (incl. fsync)   ratio to raw   ratio to raw-direct (same round)");
         for (String c : cases) {
-            System.out.printf(Locale.ROOT, "%-22s %8.0f %20.2f%n", c, median(mbs.get(c)), median(ratio.get(c)));
+            System.out.printf(Locale.ROOT, "%-22s %8.0f %20.2f %14.2f%n", c, median(mbs.get(c)), median(ratio.get(c)),
+                    median(ratioDirect.get(c)));
         }
     }
 
