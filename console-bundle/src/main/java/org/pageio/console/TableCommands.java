@@ -105,7 +105,6 @@ public final class TableCommands {
         if (io && !analyze) {
             throw new IllegalArgumentException("EXPLAIN option IO requires ANALYZE");
         }
-
         ScanRequest req = ScanRequest.parse(scan).with(ScanSettings.parse(set));
         // without ANALYZE, as in PostgreSQL, nothing runs: the plan's shape only
         ScanReport r = analyze ? tables.scan(req) : tables.plan(req);
