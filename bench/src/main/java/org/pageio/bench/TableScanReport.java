@@ -30,7 +30,8 @@ import org.pageio.table.engine.TableEngine;
  * loads {@code t} (T_ROWS, default 2,000,000 = 485 MB) and {@code prefetch_test} (PT_ROWS,
  * default 1,200,000 = 200 MB) into DIR, prints the loader's throughput, then runs each scan on a
  * fresh pool with the relation evicted from the page cache (fdatasync + POSIX_FADV_DONTNEED) and
- * prints its EXPLAIN and stat_io bytes per read. Deletes DIR's relation files at the end.
+ * prints its EXPLAIN and stat_io bytes per read — among them the index scan in heap order (index on
+ * {@code id}) with {@code read_stream_lookahead} pg18 and pg19. Deletes DIR's relation files at the end.
  */
 public final class TableScanReport {
 
@@ -53,6 +54,7 @@ public final class TableScanReport {
                 long t0 = System.nanoTime();
                 env.engine.createIndex("prefetch_test", "val");
                 System.out.printf(Locale.ROOT, "index on val built in %.2f s%n", (System.nanoTime() - t0) / 1e9);
+                env.engine.createIndex("prefetch_test", "id");
                 pt = env.engine.table("prefetch_test");
             }
             run(dir, "sync", base, pt, ScanRequest.filter("prefetch_test", "payload", "%zzz%"), "");
@@ -64,6 +66,12 @@ public final class TableScanReport {
             for (String la : new String[] {"pg18", "pg19"}) {
                 run(dir, "worker", base, pt, ScanRequest.index("prefetch_test", "val", 0, 3000),
                         "effective_io_concurrency=32,read_stream_lookahead=" + la);
+            }
+            // heap blocks repeated 47 times in a row (index in heap order), 46 hits between misses:
+            // pg18's distance decays to 1 on the hits, pg19 holds it (the third article's shape)
+            for (String la : new String[] {"pg18", "pg19"}) {
+                run(dir, "worker", base, pt, ScanRequest.index("prefetch_test", "id", 1, Math.min(ptRows, 300_000)),
+                        "effective_io_concurrency=4,read_stream_lookahead=" + la);
             }
             run(dir, "worker", base, pt, ScanRequest.limit("prefetch_test", "val", 1000, 10), "effective_io_concurrency=64");
             run(dir, "worker", base, pt, ScanRequest.checksums("prefetch_test"), "");
@@ -81,8 +89,8 @@ public final class TableScanReport {
         IoMethod m = method.equals("sync") ? new SyncIoMethod() : new WorkerIoMethod(WorkerSettings.of(2, 2, 60_000, 100));
         try (Env env = new Env(dir, m, s)) {
             evict(env.engine.heap(pt), pt.blocks());
-            if (pt.index("val") != null) {
-                evict(env.engine.indexRelation(pt.index("val")), pt.index("val").blocks());
+            for (var i : pt.indexes()) {
+                evict(env.engine.indexRelation(i), i.blocks());
             }
             ScanReport r = env.engine.scan(req.with(ScanSettings.parse(set + (set.isEmpty() ? "" : ",") + "track_io_timing=on")));
             System.out.println();

@@ -78,7 +78,7 @@ public final class TableCommands {
                 table, column, i.entries(), i.blocks(), i.height(), (System.nanoTime() - t0) / 1e9);
     }
 
-    @Descriptor("runs a scan and prints its answer: count T | filter T COLUMN %PAT% | bitmap T COL LO HI | index T COL LO HI"
+    @Descriptor("runs a scan and prints its answer: count T | filter T COLUMN '%PAT%' (quoted) | bitmap T COL LO HI | index T COL LO HI"
             + " | limit T COL LO N | checksums T")
     public String scan(
             @Descriptor("settings for this scan, like SET: effective_io_concurrency=N,io_combine_limit=N,"
@@ -106,8 +106,8 @@ public final class TableCommands {
             throw new IllegalArgumentException("EXPLAIN option IO requires ANALYZE");
         }
         ScanRequest req = ScanRequest.parse(scan).with(ScanSettings.parse(set));
-        // TODO: without ANALYZE PostgreSQL does not run the query; here the plan's shape still comes from a run
-        ScanReport r = tables.scan(req);
+        // without ANALYZE, as in PostgreSQL, nothing runs: the plan's shape only
+        ScanReport r = analyze ? tables.scan(req) : tables.plan(req);
         return r.explain(analyze, buffers, io, format);
     }
 

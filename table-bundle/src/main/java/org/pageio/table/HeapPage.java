@@ -124,6 +124,12 @@ public final class HeapPage {
         return off;
     }
 
+    /** Sets {@code t_ctid}'s block ({@code bi_hi}, {@code bi_lo}) of the tuple at {@code tuple} (the loader's page template). */
+    public static void setCtidBlock(MemorySegment page, int tuple, short hi, short lo) {
+        page.set(U16, tuple + 12, hi);
+        page.set(U16, tuple + 14, lo);
+    }
+
     /** Number of attributes recorded in the tuple header at {@code tuple}. */
     public static int natts(MemorySegment page, int tuple) {
         return page.get(U16, tuple + 18) & 0x07FF;

@@ -13,8 +13,8 @@ import java.util.Locale;
  * @param avgIoSize     mean blocks per read
  * @param avgInProgress mean reads in flight when one was started
  * @param waitNanos     time spent waiting
- * @param hits          blocks found in shared buffers
- * @param readBlocks    blocks read
+ * @param hits          blocks found in shared buffers, or already being read (waited for, not read again)
+ * @param readBlocks    blocks this scan read
  */
 public record StreamFigures(long capacity, double avgPrefetch, long maxPrefetch, long ioCount, long waits, double avgIoSize,
         double avgInProgress, long waitNanos, long hits, long readBlocks) {

@@ -29,6 +29,13 @@ public interface TableService {
     /** Runs a scan. A checksum scan reports bad blocks in the report; other scans fail on the first. */
     ScanReport scan(ScanRequest request) throws IOException;
 
+    /**
+     * The plan {@link #scan} would run, without running it (EXPLAIN without ANALYZE): the nodes
+     * and their conditions, no figures; reads no page. Fails as {@link #scan} would on a missing
+     * table, column or index.
+     */
+    ScanReport plan(ScanRequest request) throws IOException;
+
     /** Removes a table, its indexes and their files. */
     void drop(String name) throws IOException;
 }

@@ -136,6 +136,11 @@ public enum TableShape {
         };
     }
 
+    /** Whether every row has the same text ({@code t.pad}), so a page template can carry it. */
+    public boolean constantText() {
+        return this == T;
+    }
+
     /** Byte {@code i} of row {@code g}'s text. */
     public byte textByte(long g, long seed, int i) {
         if (this == T) {
@@ -154,14 +159,28 @@ public enum TableShape {
         }
         long h1 = mix(seed, g, 3);
         long h2 = mix(seed, g, 4);
-        for (int k = 0; k < 16; k++) {
-            byte a = HEX[(int) (h1 >>> (k * 4)) & 0xF];
-            byte b = HEX[(int) (h2 >>> (k * 4)) & 0xF];
-            for (int rep = 0; rep < textLength; rep += 32) {
-                page.set(ValueLayout.JAVA_BYTE, at + rep + k, a);
-                page.set(ValueLayout.JAVA_BYTE, at + rep + 16 + k, b);
-            }
+        // the 32 hex characters as four little-endian words, written once per repetition
+        long w0 = hexWord(h1);
+        long w1 = hexWord(h1 >>> 32);
+        long w2 = hexWord(h2);
+        long w3 = hexWord(h2 >>> 32);
+        for (int rep = 0; rep < textLength; rep += 32) {
+            page.set(LE_LONG, at + rep, w0);
+            page.set(LE_LONG, at + rep + 8, w1);
+            page.set(LE_LONG, at + rep + 16, w2);
+            page.set(LE_LONG, at + rep + 24, w3);
         }
+    }
+
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** The hex characters of the low 8 nibbles of {@code h} (nibble k → byte k), packed little-endian. */
+    private static long hexWord(long h) {
+        long w = 0;
+        for (int k = 0; k < 8; k++) {
+            w |= (long) (HEX[(int) (h >>> (k * 4)) & 0xF] & 0xFF) << (k * 8);
+        }
+        return w;
     }
 
     /** Whether row {@code g}'s text contains {@code pattern} (the independent LIKE computation). */

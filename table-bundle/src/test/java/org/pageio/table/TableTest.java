@@ -210,6 +210,31 @@ class TableTest {
     }
 
     @Test
+    void explainWithoutAnalyzeShowsThePlanAndReadsNothing() throws Exception {
+        loaded();
+        closePool();
+        engine(new SyncIoMethod(), small().build());
+        assertEquals("Aggregate\n  ->  Index Scan using prefetch_test_val_idx on prefetch_test\n"
+                + "        Index Cond: ((val >= 10) AND (val <= 20))",
+                engine.plan(ScanRequest.index("prefetch_test", "val", 10, 20)).explain(false, false, false, "text"));
+        assertEquals("Limit\n  ->  Index Scan using t_id_idx on t\n        Index Cond: (id >= 5)",
+                engine.plan(ScanRequest.limit("t", "id", 5, 10)).explain(false, false, false, "text"));
+        assertEquals("Aggregate\n  ->  Seq Scan on prefetch_test\n        Filter: (payload ~~ '%zzz%'::text)",
+                engine.plan(ScanRequest.filter("prefetch_test", "payload", "%zzz%")).explain(false, true, false, "text"));
+        assertTrue(engine.plan(ScanRequest.bitmap("prefetch_test", "val", 1, 2)).explain(false, false, false, "json")
+                .contains("\"Node Type\": \"Bitmap Index Scan\""));
+        assertEquals("Checksum Scan on prefetch_test\n  Relations: 2",
+                engine.plan(ScanRequest.checksums("prefetch_test")).explain(false, false, false, "text"));
+        for (StatIo.Row row : pool.stats().rows()) {
+            assertEquals(0, row.value(StatIo.Column.READS) + row.value(StatIo.Column.HITS), "nothing read: " + row.kind());
+        }
+        TableException e = assertThrows(TableException.class, () -> engine.plan(ScanRequest.index("prefetch_test", "cat", 1, 2)));
+        assertTrue(e.getMessage().contains("has no index on cat"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> engine.plan(ScanRequest.filter("prefetch_test", "val", "%1%")));
+        assertThrows(TableException.class, () -> engine.plan(ScanRequest.count("nope")));
+    }
+
+    @Test
     void checksumScanNamesEveryFlippedByteBlockWithoutStoppingAtTheFirst() throws Exception {
         loaded();
         TableInfo t = engine.table("prefetch_test");

@@ -396,6 +396,11 @@ public final class ReadStream implements AutoCloseable {
             stats.ios++;
             stats.ioBlocks += n;
             stats.inProgressSum += ios;
+            if (!op.readIssued() && !session.pool().defersReads()) {
+                // a read already in flight (ours or another session's), to be waited for, not
+                // repeated (io_method=sync defers every read to the wait, so nothing is adopted)
+                stats.adoptedBlocks++; // the head block; the rest of the run is read in the wait
+            }
         } else {
             stats.hits++;
             afterHit();

@@ -18,6 +18,7 @@ public final class StreamStats {
     long waits;
     long waitNanos;
     long hits;
+    long adoptedBlocks;
     long advice;
 
     public long capacity() {
@@ -62,6 +63,16 @@ public final class StreamStats {
     /** Blocks that were already in shared buffers. */
     public long hits() {
         return hits;
+    }
+
+    /**
+     * Blocks among {@link #ioCount()}'s whose read was already in flight when the stream asked
+     * for them (e.g. an index scan asking again for a heap block still being read): the stream
+     * waited for that read instead of starting one. PostgreSQL counts them as I/Os in progress
+     * for the look-ahead and as hits in {@code Buffers}.
+     */
+    public long adoptedBlocks() {
+        return adoptedBlocks;
     }
 
     /** posix_fadvise(WILLNEED) calls made (io_method=sync only). */

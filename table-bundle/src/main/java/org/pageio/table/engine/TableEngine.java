@@ -216,6 +216,11 @@ public final class TableEngine implements TableService {
         }
     }
 
+    @Override
+    public ScanReport plan(ScanRequest req) throws IOException {
+        return Scans.plan(req, table(req.table()));
+    }
+
     private static IndexInfo index(TableInfo t, String column) throws TableException {
         IndexInfo i = t.index(column);
         if (i == null) {

@@ -57,6 +57,11 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public ScanReport plan(ScanRequest request) throws IOException {
+        return engine.plan(request);
+    }
+
+    @Override
     public void drop(String name) throws IOException {
         engine.drop(name);
     }

@@ -10,28 +10,59 @@ import org.pageio.table.LoadProgress;
 import org.pageio.table.TableShape;
 
 /**
- * Builds heap pages from a {@link TableShape}'s generator into an off-heap chunk of
- * {@link #CHUNK_BLOCKS} pages (8 MiB) and writes each chunk with one {@code pwrite} (split only at
- * segment boundaries, by {@link SmgrRelation#write}); the relation is fsynced at the end. Two
- * chunks alternate: one is filled while the other is written by a writer thread, so building and
- * writing overlap. Pages carry checksums (the same {@link Page#setChecksum} the buffer manager's
+ * Builds heap pages from a {@link TableShape}'s generator and hands them to a {@link PageSink} in
+ * chunks of {@link #CHUNK_BLOCKS} pages (8 MiB, one combined write each, split only at segment
+ * boundaries). Pages carry checksums (the same {@link Page#setChecksum} the buffer manager's
  * verification checks). Writes go around the buffer pool (the relation is new, nothing caches it).
  *
- * <p>One load per instance, in the calling thread (plus the writer thread it starts).
+ * <h2>Threads</h2>
+ * {@code builders} builder threads fill a ring of {@code 2 × builders + 2} off-heap chunks, each
+ * taking the next chunk number; the calling thread is the writer: it hands chunk 0, 1, 2, … to
+ * the sink in block order as each is built, reports progress, and finally calls
+ * {@link PageSink#finish} (the fsync). A builder waits for its slot's previous chunk to be
+ * written; the writer waits for the next chunk to be built. One monitor ({@code this} of the
+ * {@link Ring}) guards the ring: a few hundred hand-offs per gigabyte, nothing per page or row.
+ * A failure on either side (a {@link PosixException} from the sink, a runtime error in a
+ * builder, an interrupt) stops both and is rethrown in the calling thread; the builders are
+ * joined before {@link #load} returns or throws.
+ *
+ * <p>No allocation per row: values go straight from the generator into the chunk.
+ * One load per instance.
  */
 public final class Loader {
 
     /** Pages per combined write: 8 MiB. */
     public static final int CHUNK_BLOCKS = 1024;
 
+    private final PageSink.Factory sinks;
+    private final int builders;
     private long writeNanos;
     private long syncNanos;
     private long bytes;
 
+    /** The default: {@link PageSink#direct()}, one builder per core up to 4 (the writer mostly waits for the disk). */
+    public Loader() {
+        this(PageSink.direct(), defaultBuilders());
+    }
+
+    public Loader(PageSink.Factory sinks, int builders) {
+        if (builders < 1) {
+            throw new IllegalArgumentException("builders = " + builders + ": at least 1");
+        }
+        this.sinks = sinks;
+        this.builders = builders;
+    }
+
+    public static int defaultBuilders() {
+        return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** Time to build and write the pages, before the fsync. */
     public long writeNanos() {
         return writeNanos;
     }
 
+    /** Time of {@link PageSink#finish} (the fsync). */
     public long syncNanos() {
         return syncNanos;
     }
@@ -48,160 +79,232 @@ public final class Loader {
             throws PosixException, InterruptedException {
         rel.create();
         long blocks = shape.blocksFor(rows);
-        int rpp = shape.rowsPerPage();
-        int natts = shape.columns().size();
-        int text = shape.textColumn().offset();
-        int textLen = shape.textLength();
-        int tupleLen = shape.tupleLength();
-        int ints = natts - 1;
-        int[] intOffsets = new int[ints];
-        boolean[] wide = new boolean[ints];
-        for (int c = 0; c < ints; c++) {
-            intOffsets[c] = shape.columns().get(c).offset();
-            wide[c] = shape.columns().get(c).type().width() == 8;
-        }
+        long chunks = (blocks + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
+        int slots = 2 * builders + 2;
         long t0 = System.nanoTime();
         long lastReport = t0;
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment[] chunks = {arena.allocate((long) CHUNK_BLOCKS * Page.SIZE, 4096),
-                    arena.allocate((long) CHUNK_BLOCKS * Page.SIZE, 4096)};
-            MemorySegment xs = arena.allocate(Math.max(1, textLen));
+        try (Arena arena = Arena.ofShared(); PageSink sink = sinks.open(rel, blocks)) {
+            PageBuilder pages = new PageBuilder(shape, rows, seed, checksums, arena);
+            Ring ring = new Ring(slots, chunks);
+            MemorySegment[] chunk = new MemorySegment[slots];
+            for (int s = 0; s < slots; s++) {
+                chunk[s] = arena.allocate((long) CHUNK_BLOCKS * Page.SIZE, 4096);
+            }
+            MemorySegment xs = arena.allocate(Math.max(1, shape.textLength()));
             xs.fill((byte) 'x');
-            ChunkWriter writer = new ChunkWriter(rel);
-            Thread wt = Thread.ofPlatform().name("pageio loader writer").daemon().start(writer);
-            try {
-                long g = 1;
-                int which = 0;
-                for (long block = 0; block < blocks; block += CHUNK_BLOCKS) {
-                    int n = (int) Math.min(CHUNK_BLOCKS, blocks - block);
-                    MemorySegment chunk = chunks[which];
-                    writer.awaitFree(which);
-                    for (int i = 0; i < n; i++) {
-                        MemorySegment page = chunk.asSlice((long) i * Page.SIZE, Page.SIZE);
-                        HeapPage.init(page);
-                        long b = block + i;
-                        for (int k = 0; k < rpp && g <= rows; k++, g++) {
-                            int off = HeapPage.addTuple(page, b, tupleLen, natts);
-                            for (int c = 0; c < ints; c++) {
-                                long v = shape.value(c, g, seed);
-                                if (wide[c]) {
-                                    HeapPage.setLong(page, off + intOffsets[c], v);
-                                } else {
-                                    HeapPage.setInt(page, off + intOffsets[c], (int) v);
-                                }
-                            }
-                            HeapPage.setTextHeader(page, off + text, textLen);
-                            shape.writeText(page, off + text + 4, g, seed, xs);
+            Thread[] threads = new Thread[(int) Math.min(builders, Math.max(1, chunks))];
+            for (int i = 0; i < threads.length; i++) {
+                threads[i] = Thread.ofPlatform().name("pageio loader builder " + i).daemon().start(() -> {
+                    try {
+                        for (long k; (k = ring.claim()) >= 0; ) {
+                            long first = k * CHUNK_BLOCKS;
+                            int n = (int) Math.min(CHUNK_BLOCKS, blocks - first);
+                            pages.build(chunk[(int) (k % slots)], first, n, xs);
+                            ring.built(k);
                         }
-                        if (checksums) {
-                            Page.setChecksum(page, b);
-                        }
+                    } catch (InterruptedException e) {
+                        ring.fail(e);
+                    } catch (RuntimeException | Error e) {
+                        ring.fail(e);
                     }
-                    writer.submit(which, block, chunk, n);
-                    which ^= 1;
+                });
+            }
+            try {
+                for (long k = 0; k < chunks; k++) {
+                    ring.awaitBuilt(k);
+                    long first = k * CHUNK_BLOCKS;
+                    int n = (int) Math.min(CHUNK_BLOCKS, blocks - first);
+                    sink.write(first, chunk[(int) (k % slots)], n);
+                    ring.written(k);
                     bytes += (long) n * Page.SIZE;
                     long now = System.nanoTime();
                     if (now - lastReport > 100_000_000L) {
                         lastReport = now;
-                        progress.progress(Math.min(g - 1, rows), rows, writer.written(), now - t0);
+                        progress.progress(Math.min(rows, (first + n) * shape.rowsPerPage()), rows, bytes, now - t0);
                     }
                 }
-                writer.finish();
-                wt.join();
-                writer.rethrow();
+            } catch (PosixException | RuntimeException | InterruptedException e) {
+                ring.fail(e);
+                throw e;
             } finally {
-                writer.finish();
-                wt.join();
+                for (Thread t : threads) {
+                    t.join();
+                }
             }
             long t1 = System.nanoTime();
             writeNanos = t1 - t0;
-            rel.sync();
+            sink.finish();
             syncNanos = System.nanoTime() - t1;
             progress.progress(rows, rows, bytes, System.nanoTime() - t0);
         }
         return blocks;
     }
 
-    /** The writer thread: writes the chunk handed to it while the loader fills the other one. */
-    private static final class ChunkWriter implements Runnable {
-        private final SmgrRelation rel;
-        private final boolean[] busy = new boolean[2];
-        private final long[] blockOf = new long[2];
-        private final int[] count = new int[2];
-        private final MemorySegment[] seg = new MemorySegment[2];
-        private int next;
-        private boolean done;
-        private PosixException failure;
+    /**
+     * The chunk ring's hand-offs. Chunk {@code k} lives in slot {@code k % slots}; it may be built
+     * once chunk {@code k - slots} is written, and written once it is built.
+     */
+    private static final class Ring {
+        private final int slots;
+        private final long chunks;
+        private final long[] builtChunk;
+        private long nextClaim;
         private long written;
+        private Throwable failure;
 
-        ChunkWriter(SmgrRelation rel) {
-            this.rel = rel;
+        Ring(int slots, long chunks) {
+            this.slots = slots;
+            this.chunks = chunks;
+            this.builtChunk = new long[slots];
+            java.util.Arrays.fill(builtChunk, -1);
         }
 
-        synchronized void awaitFree(int which) throws InterruptedException, PosixException {
-            while (busy[which] && failure == null) {
+        /** The next chunk to build, once its slot is free; -1 when all are claimed or the load failed. */
+        synchronized long claim() throws InterruptedException {
+            if (failure != null || nextClaim >= chunks) {
+                return -1;
+            }
+            long k = nextClaim++;
+            while (k - slots >= written && failure == null) {
                 wait();
             }
-            rethrow();
+            return failure == null ? k : -1;
         }
 
-        synchronized void submit(int which, long block, MemorySegment chunk, int n) {
-            blockOf[which] = block;
-            count[which] = n;
-            seg[which] = chunk;
-            busy[which] = true;
+        synchronized void built(long k) {
+            builtChunk[(int) (k % slots)] = k;
             notifyAll();
         }
 
-        synchronized void finish() throws InterruptedException {
-            while ((busy[0] || busy[1]) && failure == null) {
+        synchronized void awaitBuilt(long k) throws InterruptedException, PosixException {
+            while (builtChunk[(int) (k % slots)] != k && failure == null) {
                 wait();
             }
-            done = true;
-            notifyAll();
-        }
-
-        synchronized long written() {
-            return written;
-        }
-
-        synchronized void rethrow() throws PosixException {
             if (failure != null) {
-                throw failure;
+                rethrow();
             }
         }
 
-        @Override
-        public void run() {
-            for (;;) {
-                int w;
-                synchronized (this) {
-                    while (!busy[next] && !done) {
-                        try {
-                            wait();
-                        } catch (InterruptedException e) {
-                            return;
+        synchronized void written(long k) {
+            builtChunk[(int) (k % slots)] = -1;
+            written = k + 1;
+            notifyAll();
+        }
+
+        synchronized void fail(Throwable t) {
+            if (failure == null) {
+                failure = t;
+            }
+            notifyAll();
+        }
+
+        private void rethrow() throws PosixException, InterruptedException {
+            switch (failure) {
+                case PosixException e -> throw e;
+                case InterruptedException e -> throw e;
+                case RuntimeException e -> throw e;
+                case Error e -> throw e;
+                default -> throw new IllegalStateException(failure);
+            }
+        }
+    }
+
+    /**
+     * Fills chunks with the generator's pages. Every full page of a shape has the same layout, so
+     * a template page (header, line pointers, tuple headers, text headers, and the text itself when
+     * it is {@linkplain TableShape#constantText constant}) is made once; a page is then a copy of
+     * it with each row's {@code t_ctid} block, integer columns and text patched in, and its
+     * checksum. The last, partial page is built tuple by tuple. Read-only after construction, so
+     * the builders share it.
+     */
+    private static final class PageBuilder {
+        private final TableShape shape;
+        private final long rows;
+        private final long seed;
+        private final boolean checksums;
+        private final int rpp;
+        private final int natts;
+        private final int text;
+        private final int textLen;
+        private final int tupleLen;
+        private final int ints;
+        private final int[] intOffsets;
+        private final boolean[] wide;
+        private final MemorySegment template;
+        private final int[] tupleAt;
+
+        PageBuilder(TableShape shape, long rows, long seed, boolean checksums, Arena arena) {
+            this.shape = shape;
+            this.rows = rows;
+            this.seed = seed;
+            this.checksums = checksums;
+            this.rpp = shape.rowsPerPage();
+            this.natts = shape.columns().size();
+            this.text = shape.textColumn().offset();
+            this.textLen = shape.textLength();
+            this.tupleLen = shape.tupleLength();
+            this.ints = natts - 1;
+            this.intOffsets = new int[ints];
+            this.wide = new boolean[ints];
+            for (int c = 0; c < ints; c++) {
+                intOffsets[c] = shape.columns().get(c).offset();
+                wide[c] = shape.columns().get(c).type().width() == 8;
+            }
+            this.template = arena.allocate(Page.SIZE, 8);
+            this.tupleAt = new int[rpp];
+            HeapPage.init(template);
+            MemorySegment xs = arena.allocate(Math.max(1, textLen));
+            xs.fill((byte) 'x');
+            for (int k = 0; k < rpp; k++) {
+                tupleAt[k] = HeapPage.addTuple(template, 0, tupleLen, natts);
+                HeapPage.setTextHeader(template, tupleAt[k] + text, textLen);
+                if (shape.constantText()) {
+                    shape.writeText(template, tupleAt[k] + text + 4, k + 1, seed, xs);
+                }
+            }
+        }
+
+        /** Pages {@code first .. first + n - 1} into {@code chunk}. */
+        void build(MemorySegment chunk, long first, int n, MemorySegment xs) {
+            long g = first * rpp + 1;
+            boolean constant = shape.constantText();
+            for (int i = 0; i < n; i++) {
+                MemorySegment page = chunk.asSlice((long) i * Page.SIZE, Page.SIZE);
+                long b = first + i;
+                if (g + rpp - 1 <= rows) {
+                    MemorySegment.copy(template, 0, page, 0, Page.SIZE);
+                    short hi = (short) (b >>> 16);
+                    short lo = (short) b;
+                    for (int k = 0; k < rpp; k++, g++) {
+                        int off = tupleAt[k];
+                        HeapPage.setCtidBlock(page, off, hi, lo);
+                        columns(page, off, g);
+                        if (!constant) {
+                            shape.writeText(page, off + text + 4, g, seed, xs);
                         }
                     }
-                    if (!busy[next]) {
-                        return;
+                } else {
+                    HeapPage.init(page);
+                    for (int k = 0; k < rpp && g <= rows; k++, g++) {
+                        int off = HeapPage.addTuple(page, b, tupleLen, natts);
+                        columns(page, off, g);
+                        HeapPage.setTextHeader(page, off + text, textLen);
+                        shape.writeText(page, off + text + 4, g, seed, xs);
                     }
-                    w = next;
                 }
-                try {
-                    rel.write(blockOf[w], seg[w], count[w]);
-                } catch (PosixException e) {
-                    synchronized (this) {
-                        failure = e;
-                        notifyAll();
-                    }
-                    return;
+                if (checksums) {
+                    Page.setChecksum(page, b);
                 }
-                synchronized (this) {
-                    written += (long) count[w] * Page.SIZE;
-                    busy[w] = false;
-                    next ^= 1;
-                    notifyAll();
+            }
+        }
+
+        private void columns(MemorySegment page, int off, long g) {
+            for (int c = 0; c < ints; c++) {
+                long v = shape.value(c, g, seed);
+                if (wide[c]) {
+                    HeapPage.setLong(page, off + intOffsets[c], v);
+                } else {
+                    HeapPage.setInt(page, off + intOffsets[c], (int) v);
                 }
             }
         }

@@ -113,7 +113,7 @@ public final class Scans {
             props.add(new String[] {"Rows Removed by Filter", Long.toString(rows - matched)});
         }
         PlanNode scan = new PlanNode("Seq Scan", " on " + t.name(), first, total, pattern == null ? rows : matched, props,
-                totals.hits, totals.readBlocks(), totals.waitNanos, totals.figures(), List.of());
+                totals.hitBlocks(), totals.readBlocks(), totals.waitNanos, totals.figures(), List.of());
         PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), scan.sharedHit(), scan.sharedRead(),
                 scan.ioReadNanos(), null, List.of(scan));
         return new ScanReport(req, 1, matched, 0, total, timing, agg, List.of());
@@ -213,7 +213,7 @@ public final class Scans {
                 reads.reads, reads.waitNanos, null, List.of());
         PlanNode heapNode = new PlanNode("Bitmap Heap Scan", " on " + t.name(), first, total, matched,
                 List.<String[]>of(new String[] {"Recheck Cond", cond}, new String[] {"Heap Blocks", "exact=" + nb}),
-                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
                 totals.figures(), List.of(ix));
         PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), heapNode.sharedHit(), heapNode.sharedRead(),
                 heapNode.ioReadNanos(), null, List.of(heapNode));
@@ -288,7 +288,7 @@ public final class Scans {
         props.add(new String[] {"Index Cond", cond});
         props.add(new String[] {"Index Searches", "1"});
         PlanNode scan = new PlanNode("Index Scan", " using " + idx.name() + " on " + t.name(), first, total, count, props,
-                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
                 totals.figures(), List.of());
         PlanNode top;
         if (limit) {
@@ -364,7 +364,7 @@ public final class Scans {
         PlanNode scan = new PlanNode("Checksum Scan", " on " + t.name(), first, total, checked,
                 List.<String[]>of(new String[] {"Relations", Integer.toString(targets.size())},
                         new String[] {"Blocks Checked", Long.toString(checked)}, new String[] {"Bad Blocks", list.toString()}),
-                totals.hits + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
+                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
                 totals.figures(), List.of());
         return new ScanReport(req, checked, checked, 0, total, timing, scan, bad);
     }
@@ -375,6 +375,66 @@ public final class Scans {
             bad.add(new BadBlock(target.rel().toString(), block, target.label() + " (relation " + target.rel() + "): "
                     + PageVerifier.describe(code, page, block)));
         }
+    }
+
+    // ------------------------------------------------------------------ plan only (EXPLAIN without ANALYZE)
+
+    /**
+     * The plan a scan would run, without running it (EXPLAIN without ANALYZE reads no table
+     * page): the same nodes and conditions as the scan's report, no figures. Checks what running
+     * would check first: columns, their types, the {@code LIKE} pattern, the index.
+     */
+    public static ScanReport plan(ScanRequest req, TableInfo t) throws TableException {
+        List<String[]> none = List.of();
+        PlanNode top = switch (req.kind()) {
+            case COUNT, FILTER -> {
+                List<String[]> props = new ArrayList<>();
+                if (req.pattern() != null) {
+                    Column c = t.shape().column(req.column());
+                    if (c.type() != ColumnType.TEXT) {
+                        throw new IllegalArgumentException("column " + c.name() + " of " + t.name() + " is " + c.type().sqlName()
+                                + ", not text: LIKE needs text");
+                    }
+                    likeSubstring(req.pattern());
+                    props.add(new String[] {"Filter", "(" + req.column() + " ~~ '" + req.pattern().replace("'", "''") + "'::text)"});
+                }
+                yield node("Aggregate", "", none, node("Seq Scan", " on " + t.name(), props));
+            }
+            case BITMAP -> {
+                Column col = intColumn(t, req.column());
+                IndexInfo idx = indexOf(t, req.column());
+                String cond = "((" + col.name() + " >= " + req.lo() + ") AND (" + col.name() + " <= " + req.hi() + "))";
+                yield node("Aggregate", "", none, node("Bitmap Heap Scan", " on " + t.name(),
+                        List.<String[]>of(new String[] {"Recheck Cond", cond}),
+                        node("Bitmap Index Scan", " on " + idx.name(), List.<String[]>of(new String[] {"Index Cond", cond}))));
+            }
+            case INDEX, LIMIT -> {
+                Column col = intColumn(t, req.column());
+                IndexInfo idx = indexOf(t, req.column());
+                boolean limit = req.limit() > 0;
+                String cond = limit ? "(" + col.name() + " >= " + req.lo() + ")"
+                        : "((" + col.name() + " >= " + req.lo() + ") AND (" + col.name() + " <= " + req.hi() + "))";
+                PlanNode scan = node("Index Scan", " using " + idx.name() + " on " + t.name(),
+                        List.<String[]>of(new String[] {"Index Cond", cond}));
+                yield limit ? node("Limit", "", none, scan) : node("Aggregate", "", none, scan);
+            }
+            case CHECKSUMS -> node("Checksum Scan", " on " + t.name(),
+                    List.<String[]>of(new String[] {"Relations", Integer.toString(1 + t.indexes().size())}));
+        };
+        return new ScanReport(req, 0, 0, 0, 0, false, top, List.of());
+    }
+
+    private static PlanNode node(String type, String on, List<String[]> props, PlanNode... children) {
+        return new PlanNode(type, on, 0, 0, 0, props, 0, 0, 0, null, List.of(children));
+    }
+
+    private static IndexInfo indexOf(TableInfo t, String column) throws TableException {
+        IndexInfo i = t.index(column);
+        if (i == null) {
+            throw new TableException("table " + t.name() + " has no index on " + column + " (pageio:index " + t.name() + " "
+                    + column + " builds one)");
+        }
+        return i;
     }
 
     // ------------------------------------------------------------------ helpers

@@ -16,6 +16,7 @@ final class StreamTotals {
     long waits;
     long waitNanos;
     long hits;
+    long adopted;
 
     void add(ReadStream stream) {
         StreamStats s = stream.stats();
@@ -29,14 +30,20 @@ final class StreamTotals {
         waits += s.waits();
         waitNanos += s.waitNanos();
         hits += s.hits();
+        adopted += s.adoptedBlocks();
     }
 
+    /** Blocks this scan read itself; a read already in flight that it waited for counts as a hit, as in PostgreSQL. */
     long readBlocks() {
-        return Math.round(ioBlocks);
+        return Math.round(ioBlocks) - adopted;
+    }
+
+    long hitBlocks() {
+        return hits + adopted;
     }
 
     StreamFigures figures() {
         return new StreamFigures(capacity, returned == 0 ? 0 : pinnedSum / returned, pinnedMax, ios, waits,
-                ios == 0 ? 0 : ioBlocks / ios, ios == 0 ? 0 : inProgressSum / ios, waitNanos, hits, readBlocks());
+                ios == 0 ? 0 : ioBlocks / ios, ios == 0 ? 0 : inProgressSum / ios, waitNanos, hitBlocks(), readBlocks());
     }
 }
