@@ -54,6 +54,7 @@ public final class BufferManagerComponent implements BufferManager {
         b.ignoreChecksumFailure = config.ignore__checksum__failure();
         b.trackIoTiming = config.track__io__timing();
         b.readStreamLookahead = BufMgrSettings.Lookahead.valueOf(config.read__stream__lookahead().toUpperCase(Locale.ROOT));
+        b.directIo = method.bypassesPageCache(); // io_method=direct: relation files are opened with O_DIRECT
         settings = b.build();
         String warning = settings.combineLimitWarning();
         if (warning != null) {

@@ -165,7 +165,10 @@ public final class ReadStream implements AutoCloseable {
             pins = Math.min(pins, strategy.pinLimit() - 1);
         }
         this.maxPinned = Math.max(1, pins);
-        this.advise = session.pool().defersReads() && !s.directIo() && (flags & SEQUENTIAL) == 0;
+        // Direct I/O (the storage manager's O_DIRECT, or a method that bypasses the page cache on
+        // its own) gets no kernel read-ahead and no use of advice.
+        boolean direct = s.directIo() || session.pool().method().bypassesPageCache();
+        this.advise = session.pool().defersReads() && !direct && (flags & SEQUENTIAL) == 0;
         this.queueSize = maxPinned + 1;
         this.queue = new int[queueSize + ioCombineLimit - 1];
         this.data = new long[queueSize];
@@ -176,7 +179,7 @@ public final class ReadStream implements AutoCloseable {
         }
         // Direct I/O gets no kernel read-ahead: a sequential stream's look-ahead is all that keeps
         // the device busy, so it starts at full combine size instead of ramping up from one block.
-        boolean fullStart = (flags & FULL) != 0 || ((flags & SEQUENTIAL) != 0 && s.directIo());
+        boolean fullStart = (flags & FULL) != 0 || ((flags & SEQUENTIAL) != 0 && direct);
         int start = fullStart ? Math.min(maxPinned, ioCombineLimit) : 1;
         this.distance = start;
         this.combineDistance = start;
