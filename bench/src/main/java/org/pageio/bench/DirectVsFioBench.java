@@ -279,24 +279,7 @@ public final class DirectVsFioBench {
     static Result ours(Path dir, BufMgrSettings settings, Path file, long blocks, boolean random, int seconds, String engine)
             throws Exception {
         IoMethod method = DirectBenchAccess.create(engine);
-        long[] order = null;
-        if (random) {
-            int[] perm = new int[(int) blocks];
-            for (int i = 0; i < perm.length; i++) {
-                perm[i] = i;
-            }
-            Random rnd = new Random(7);
-            for (int i = perm.length - 1; i > 0; i--) {
-                int j = rnd.nextInt(i + 1);
-                int t = perm[i];
-                perm[i] = perm[j];
-                perm[j] = t;
-            }
-            order = new long[perm.length];
-            for (int i = 0; i < perm.length; i++) {
-                order[i] = perm[i];
-            }
-        }
+        int[] order = random ? UringVsFioBench.permutation((int) blocks) : null;
         cold(file);
         long n = 0;
         long t0;
@@ -314,7 +297,7 @@ public final class DirectVsFioBench {
                 int flags;
                 BufferAccessStrategy ring;
                 if (random) {
-                    long[] o = order;
+                    int[] o = order;
                     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
                     cb = new ReadStream.BlockCallback() {
                         int i;
