@@ -124,6 +124,16 @@ public interface IoMethod {
         return false;
     }
 
+    /**
+     * Whether this method's reads and writes bypass the OS page cache (O_DIRECT), as
+     * {@code io_method=direct}'s do. Such reads get no kernel read-ahead, so the buffer manager
+     * opens relation files with O_DIRECT and read streams start sequential scans at full combine
+     * size instead of ramping up (since 1.2.0).
+     */
+    default boolean bypassesPageCache() {
+        return false;
+    }
+
     /** Availability of a method, with the cause a person can act on when it is not available. */
     record Availability(boolean available, String cause) {
         public static final Availability AVAILABLE = new Availability(true, null);

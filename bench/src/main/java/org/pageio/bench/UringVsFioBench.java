@@ -149,6 +149,22 @@ public final class UringVsFioBench {
         }
     }
 
+    /** {@code 0 … n-1} in a fixed random order (seed 7): each block read at most once, as fio's random map does. */
+    static int[] permutation(int n) {
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Random rnd = new Random(7);
+        for (int i = n - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return order;
+    }
+
     static String workload(boolean random) {
         return random ? "randread 8k depth 64" : "read 128k depth 16";
     }
@@ -289,20 +305,7 @@ public final class UringVsFioBench {
         int depth = random ? RAND_DEPTH : SEQ_DEPTH;
         int bs = random ? RAND_BS : SEQ_BS;
         long blocks = size / bs;
-        int[] order = null;
-        if (random) {
-            order = new int[(int) blocks];
-            for (int i = 0; i < order.length; i++) {
-                order[i] = i;
-            }
-            Random rnd = new Random(7);
-            for (int i = order.length - 1; i > 0; i--) {
-                int j = rnd.nextInt(i + 1);
-                int t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
-        }
+        int[] order = random ? permutation((int) blocks) : null;
         evict(file, fd, size);
         // fio's default fadvise_hint: the same access pattern hint on the same descriptor.
         Posix.fadvise(fd, 0, 0, random ? Fadvise.POSIX_FADV_RANDOM : Fadvise.POSIX_FADV_SEQUENTIAL, file);

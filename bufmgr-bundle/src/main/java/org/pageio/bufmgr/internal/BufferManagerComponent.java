@@ -110,18 +110,20 @@ public final class BufferManagerComponent implements BufferManager {
     void activate(BufMgrConfig config, BundleContext context, ComponentContext cc) {
         componentContext = cc;
         bundleContext = context;
-        settings = settingsOf(config);
-        String warning = settings.combineLimitWarning();
-        if (warning != null) {
-            LOG.log(System.Logger.Level.WARNING, warning);
-        }
-        String data = context.getProperty("pageio.data");
-        dataDir = data == null ? "data" : data;
-        storage = new StorageManager(Path.of(dataDir), settings.segmentBlocks(), settings.directIo());
         synchronized (this) {
             applyMethodConfig(config);
             IoMethod first = choose();
             boolean none = first == null;
+            // io_method=direct at activation: relation files are opened with O_DIRECT. A method swapped
+            // in later that bypasses the page cache switches the descriptors itself (directio README).
+            settings = settingsOf(config, !none && first.bypassesPageCache());
+            String warning = settings.combineLimitWarning();
+            if (warning != null) {
+                LOG.log(System.Logger.Level.WARNING, warning);
+            }
+            String data = context.getProperty("pageio.data");
+            dataDir = data == null ? "data" : data;
+            storage = new StorageManager(Path.of(dataDir), settings.segmentBlocks(), settings.directIo());
             if (none) {
                 first = anyAvailable(); // the context needs a method object to start with; retired below
                 if (first == null) {
@@ -163,7 +165,7 @@ public final class BufferManagerComponent implements BufferManager {
      */
     @Modified
     void modified(BufMgrConfig config, BundleContext context) {
-        BufMgrSettings next = settingsOf(config);
+        BufMgrSettings next = settingsOf(config, settings.directIo()); // O_DIRECT follows the method, not a restart
         String data = context.getProperty("pageio.data");
         if (!next.equals(settings) || !Objects.equals(data == null ? "data" : data, dataDir)) {
             synchronized (this) {
@@ -214,7 +216,7 @@ public final class BufferManagerComponent implements BufferManager {
 
     // ------------------------------------------------------------------ method selection
 
-    private static BufMgrSettings settingsOf(BufMgrConfig config) {
+    private static BufMgrSettings settingsOf(BufMgrConfig config, boolean directIo) {
         BufMgrSettings.Builder b = new BufMgrSettings.Builder();
         b.sharedBuffers = config.shared__buffers();
         b.effectiveIoConcurrency = config.effective__io__concurrency();
@@ -226,6 +228,7 @@ public final class BufferManagerComponent implements BufferManager {
         b.ignoreChecksumFailure = config.ignore__checksum__failure();
         b.trackIoTiming = config.track__io__timing();
         b.readStreamLookahead = BufMgrSettings.Lookahead.valueOf(config.read__stream__lookahead().toUpperCase(Locale.ROOT));
+        b.directIo = directIo;
         return b.build();
     }
 

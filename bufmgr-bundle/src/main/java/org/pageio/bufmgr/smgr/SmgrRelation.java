@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoTarget;
 import org.pageio.posix.CallState;
+import org.pageio.posix.DirectIo;
 import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
@@ -144,13 +145,14 @@ public final class SmgrRelation implements IoTarget {
                 return f[seg];
             }
             Path p = segmentPath(block);
-            int flags = OpenFlags.O_RDWR | (create ? OpenFlags.O_CREAT : 0) | (smgr.directIo() ? OpenFlags.O_DIRECT : 0);
+            int flags = OpenFlags.O_RDWR | (create ? OpenFlags.O_CREAT : 0);
             int fd;
             try {
-                fd = Posix.open(p, flags, 0600);
+                // With O_DIRECT, a file system that refuses it (EINVAL) is named with the way out.
+                fd = smgr.directIo() ? DirectIo.open(p, flags, 0600) : Posix.open(p, flags, 0600);
             } catch (PosixException e) {
                 throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
-                        + ", needed for block " + block);
+                        + ", needed for block " + block + (e.context() == null ? "" : "; " + e.context()));
             }
             int[] grown = java.util.Arrays.copyOf(f, Math.max(f.length, seg + 1));
             for (int i = f.length; i < grown.length; i++) {

@@ -75,6 +75,11 @@ public final class ReadStream implements AutoCloseable {
     private final int maxIos;
     private final int maxPinned;
     private final int readFlags;
+    /**
+     * Refill in groups ({@link #USE_BATCHING} and at least 8 reads allowed in flight): see
+     * {@link #deep()}. A pageio addition; PostgreSQL looks ahead at every buffer.
+     */
+    private final boolean grouped;
 
     private final int queueSize;
     private final int[] queue;
@@ -157,6 +162,7 @@ public final class ReadStream implements AutoCloseable {
                 : ts.effectiveIoConcurrency(options.ioConcurrency() == inherit ? s.effectiveIoConcurrency() : options.ioConcurrency());
         this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
         this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
+        this.grouped = (flags & USE_BATCHING) != 0 && maxIos >= 8;
         int pins = (maxIos + 1) * ioCombineLimit;
         pins = Math.min(pins, session.additionalPinLimit());
         if (strategy != null) {
@@ -165,7 +171,10 @@ public final class ReadStream implements AutoCloseable {
             pins = Math.min(pins, strategy.pinLimit() - 1);
         }
         this.maxPinned = Math.max(1, pins);
-        this.advise = session.pool().defersReads() && !s.directIo() && (flags & SEQUENTIAL) == 0;
+        // Direct I/O (the storage manager's O_DIRECT, or a method that bypasses the page cache on
+        // its own) gets no kernel read-ahead and no use of advice.
+        boolean direct = s.directIo() || session.pool().method().bypassesPageCache();
+        this.advise = session.pool().defersReads() && !direct && (flags & SEQUENTIAL) == 0;
         this.queueSize = maxPinned + 1;
         this.queue = new int[queueSize + ioCombineLimit - 1];
         this.data = new long[queueSize];
@@ -176,7 +185,7 @@ public final class ReadStream implements AutoCloseable {
         }
         // Direct I/O gets no kernel read-ahead: a sequential stream's look-ahead is all that keeps
         // the device busy, so it starts at full combine size instead of ramping up from one block.
-        boolean fullStart = (flags & FULL) != 0 || ((flags & SEQUENTIAL) != 0 && s.directIo());
+        boolean fullStart = (flags & FULL) != 0 || ((flags & SEQUENTIAL) != 0 && direct);
         int start = fullStart ? Math.min(maxPinned, ioCombineLimit) : 1;
         this.distance = start;
         this.combineDistance = start;
@@ -289,6 +298,9 @@ public final class ReadStream implements AutoCloseable {
 
     /** Pulls blocks from the callback and starts reads while the budgets allow. */
     private void lookAhead() throws IOException {
+        if (deep()) {
+            return; // refill later, several reads in one submission
+        }
         boolean batching = (flags & USE_BATCHING) != 0;
         if (batching) {
             session.io().enterBatchMode();
@@ -331,6 +343,22 @@ public final class ReadStream implements AutoCloseable {
                 session.io().exitBatchMode();
             }
         }
+    }
+
+    /**
+     * Whether a grouped stream is still deep enough to skip this look-ahead: reads are in flight
+     * and fewer than an eighth of its read budget ({@code max_ios}) or of its look-ahead distance
+     * is free. Looking ahead at every consumed buffer would start one read per buffer, each in its
+     * own submission (one system call per block for random reads, which cannot combine); waiting
+     * for an eighth to free up sends them to the method several at a time, for a slightly lower
+     * average depth. Progress: with reads in flight the consumer waits for one or releases pins.
+     */
+    private boolean deep() {
+        if (!grouped || ios == 0) {
+            return false;
+        }
+        int freePins = distance - pinned - forwarded - pendingLen;
+        return maxIos - ios < Math.max(1, maxIos / 8) || freePins < Math.max(1, distance / 8);
     }
 
     private long takeBlock() {

@@ -228,6 +228,12 @@ public final class DirectIoMethod implements IoMethod {
         }
     }
 
+    /** Every read and write is O_DIRECT: no kernel read-ahead, so streams must not ramp up slowly. */
+    @Override
+    public boolean bypassesPageCache() {
+        return true;
+    }
+
     /** io_uring's io-wq and our threads both may still be using a descriptor being closed. */
     @Override
     public boolean waitOnFdBeforeClose() {

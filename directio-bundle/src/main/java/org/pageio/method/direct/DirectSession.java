@@ -3,6 +3,7 @@ package org.pageio.method.direct;
 import java.util.Arrays;
 import org.pageio.api.IoHandle;
 import org.pageio.posix.CallState;
+import org.pageio.posix.DirectIo;
 import org.pageio.posix.Errno;
 import org.pageio.posix.Posix;
 import org.pageio.uring.IoUring;
@@ -65,7 +66,7 @@ final class DirectSession {
             int r = DirectFiles.makeDirect(cs, fd);
             if (r == -Errno.EINVAL) {
                 refusals++;
-                h.fail(r, new DirectIoException(DirectFiles.refusal(DirectFiles.fileOf(fd), DirectFiles.fsTypeOf(fd), Errno.EINVAL)));
+                h.fail(r, new DirectIoException(DirectIo.refusal(DirectFiles.fileOf(fd), DirectIo.fileSystemType(fd), Errno.EINVAL)));
                 return false;
             }
             if (r < 0) {

@@ -239,15 +239,6 @@ class DirectIoMethodTest {
         }
     }
 
-    @Test
-    void openDirectOnARefusingFileSystemSaysWhy() {
-        Exception e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
-                () -> DirectFiles.openDirect(Path.of("/proc/self/stat"), OpenFlags.O_RDONLY, 0));
-        assertTrue(e.getMessage().startsWith("O_DIRECT refused for /proc/self/stat on file system proc (0x9fa0): EINVAL"),
-                e.getMessage());
-        assertEquals("ext4 (0xef53)", DirectFiles.fsTypeName(0xEF53));
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"io_uring", "threads"})
     void closedDescriptorIsEbadfAndWritesAreDirect(String engine) throws Exception {

@@ -1,0 +1,448 @@
+package org.pageio.bench;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.page.Page;
+import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.bufmgr.stream.StreamStats;
+import org.pageio.method.direct.DirectBenchAccess;
+import org.pageio.posix.PageCache;
+import org.pageio.posix.Residency;
+
+/**
+ * {@code io_method=direct} through the whole buffer manager against fio with O_DIRECT on the same
+ * file, in one run (issue 6's acceptance):
+ * <ul>
+ * <li><b>seq</b>: a cold sequential scan of a relation of at least 1 GiB — {@link StorageManager}
+ * opening with O_DIRECT, {@link BufferPool} emptied before every pass, a {@link ReadStream} with
+ * {@code SEQUENTIAL | USE_BATCHING} and the bulk-read ring a sequential scan uses,
+ * {@code io_combine_limit} 16 (128 KiB), {@code effective_io_concurrency} 16 — against
+ * {@code fio --direct=1 --ioengine=io_uring --rw=read --bs=128k --iodepth=16} (target ≥ 0.9×
+ * bandwidth);</li>
+ * <li><b>rand</b>: a read stream over a random permutation of the relation's blocks in which no
+ * block is followed by the next one (combining impossible), {@code effective_io_concurrency} 64 and
+ * the default {@code io_combine_limit} (16, which sizes the pin budget as in PostgreSQL), for
+ * as many seconds as fio gets, against {@code fio --direct=1 --ioengine=io_uring --rw=randread
+ * --bs=8k --iodepth=64} (target ≥ 0.85× IOPS).</li>
+ * </ul>
+ * Every pass, ours and fio's, starts cold: {@code fdatasync}, {@code posix_fadvise(DONTNEED)} and
+ * {@code mincore} must prove 0 pages resident (irrelevant for O_DIRECT reads, but it keeps the
+ * comparison honest), and ours starts with empty shared buffers. Each round first reads the file
+ * once through the page cache (so that a VM host's cache behind the virtual disk is in the same
+ * state for every pass) and alternates whether fio runs first or last. {@code shared_buffers} is
+ * 512 MB so that the session's pin share (shared_buffers / 64 sessions) lets the stream keep 16
+ * reads of 16 blocks in flight; the stream's own statistics (average reads in flight, average read
+ * size) are printed next to each pass.
+ *
+ * <pre>
+ * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
+ *                        [--workloads seq|rand|both] [--raw] [--keep]
+ * </pre>
+ * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
+ * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
+ * with the same reads through the AIO core and the method alone (no buffer manager).
+ * The relation (default under bench/target/direct-vs-fio) is deleted at the end unless --keep.
+ */
+public final class DirectVsFioBench {
+
+    static final int SEQ_DEPTH = 16;
+    static final int SEQ_COMBINE = 16;
+    static final int RAND_DEPTH = 64;
+
+    /** {@code cpuMicrosPerIo}: the process's CPU time (user + system) during the pass, per I/O. */
+    record Result(String who, String workload, double bytesPerSecond, double iops, long ios, double cpuMicrosPerIo,
+            String note) {
+        String line() {
+            return String.format(Locale.ROOT, "%-20s %-22s %9.1f MiB/s %9.0f IOPS %8d I/Os %6.1f us CPU/I/O  %s", who,
+                    workload, bytesPerSecond / (1 << 20), iops, ios, cpuMicrosPerIo, note);
+        }
+    }
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of("bench/target/direct-vs-fio");
+        long sizeMib = 1024;
+        int seconds = 10;
+        int rounds = 3;
+        boolean keep = false;
+        boolean raw = false;
+        String workloads = "both";
+        List<String> engines = List.of("io_uring");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--dir" -> dir = Path.of(args[++i]);
+                case "--size-mib" -> sizeMib = Long.parseLong(args[++i]);
+                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--engines" -> engines = List.of(args[++i].split(","));
+                case "--workloads" -> workloads = args[++i];
+                case "--keep" -> keep = true;
+                case "--raw" -> raw = true;
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
+                        + " --workloads seq|rand|both --raw --keep");
+            }
+        }
+        if (sizeMib < 1024) {
+            System.out.println("note: the issue's figure needs --size-mib 1024 or more; " + sizeMib + " MiB is a smoke run");
+        }
+        long blocks = sizeMib * 128;
+        BufMgrSettings settings = new BufMgrSettings.Builder().sharedBuffers(65536).ioCombineLimit(SEQ_COMBINE)
+                .effectiveIoConcurrency(SEQ_DEPTH).segmentBlocks(Math.max(blocks, StorageManager.DEFAULT_SEGMENT_BLOCKS))
+                .build();
+        BufMgrSettings.Builder db = settings.toBuilder();
+        db.directIo = true;
+        BufMgrSettings direct = db.build();
+        Files.createDirectories(dir);
+        List<Result> all = new ArrayList<>();
+        try (StorageManager writer = new StorageManager(dir, settings.segmentBlocks(), false)) {
+            SmgrRelation rel = writer.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
+            Path file = rel.segmentPath(0);
+            try {
+                prepare(rel, blocks);
+                rel.close();
+                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment; %s%n", file, sizeMib, blocks,
+                        UringVsFioBench.fioVersion());
+                // Warm-up, not recorded: the first passes in a JVM run interpreted and pay for JIT
+                // compilation, which on a 1 GiB pass at GB/s is most of the pass.
+                for (String engine : engines) {
+                    for (boolean random : new boolean[] {false, true}) {
+                        if (!workloads.equals(random ? "seq" : "rand")) {
+                            System.out.println("warm-up (not recorded): "
+                                    + ours(dir, direct, file, blocks, random, Math.min(seconds, 3), engine).line());
+                            if (raw) {
+                                System.out.println("warm-up (not recorded): "
+                                        + raw(file, blocks, random, Math.min(seconds, 3), engine).line());
+                            }
+                        }
+                    }
+                }
+                for (int round = 1; round <= rounds; round++) {
+                    System.out.println("--- round " + round);
+                    UringVsFioBench.prime(file, blocks * StorageManager.BLCKSZ);
+                    for (boolean random : new boolean[] {false, true}) {
+                        if (workloads.equals(random ? "seq" : "rand")) {
+                            continue;
+                        }
+                        boolean fioFirst = round % 2 == 1;
+                        if (fioFirst) {
+                            all.add(print(fio(file, blocks, random, seconds)));
+                        }
+                        for (String engine : engines) {
+                            all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
+                            if (raw) {
+                                all.add(print(raw(file, blocks, random, seconds, engine)));
+                            }
+                        }
+                        if (!fioFirst) {
+                            all.add(print(fio(file, blocks, random, seconds)));
+                        }
+                    }
+                }
+            } finally {
+                if (!keep) {
+                    rel.unlink();
+                }
+            }
+        }
+        System.out.println("--- ratios, pageio direct / fio: best round / median round (" + rounds + " rounds)");
+        for (boolean random : new boolean[] {false, true}) {
+            if (workloads.equals(random ? "seq" : "rand")) {
+                continue;
+            }
+            String w = workload(random);
+            double fioBest = UringVsFioBench.stat(asUring(all), "fio", w, random, true);
+            double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
+            for (String who : whos(engines, raw)) {
+                System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio (target %s)%n", w, who,
+                        random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
+                        UringVsFioBench.stat(asUring(all), who, w, random, false) / fioMedian, random ? ">= 0.85" : ">= 0.90");
+            }
+        }
+    }
+
+    private static List<String> whos(List<String> engines, boolean raw) {
+        List<String> whos = new ArrayList<>();
+        for (String e : engines) {
+            whos.add("direct " + e);
+            if (raw) {
+                whos.add("raw " + e);
+            }
+        }
+        return whos;
+    }
+
+    private static List<UringVsFioBench.Result> asUring(List<Result> rs) {
+        List<UringVsFioBench.Result> out = new ArrayList<>();
+        for (Result r : rs) {
+            out.add(new UringVsFioBench.Result(r.who(), r.workload(), r.bytesPerSecond(), r.iops(), r.ios()));
+        }
+        return out;
+    }
+
+    static String workload(boolean random) {
+        return random ? "randread 8k depth 64" : "read 128k depth 16";
+    }
+
+    static Result print(Result r) {
+        System.out.println(r.line());
+        return r;
+    }
+
+    /** Writes the relation once (valid pages with checksums) unless it is already there with that size. */
+    static void prepare(SmgrRelation rel, long blocks) throws IOException {
+        if (rel.exists() && rel.nblocks() == blocks) {
+            return;
+        }
+        rel.unlink();
+        rel.create();
+        try (Arena a = Arena.ofConfined()) {
+            int chunk = 128;
+            MemorySegment buf = a.allocate(chunk * (long) StorageManager.BLCKSZ, 4096);
+            Random rnd = new Random(42);
+            byte[] filler = new byte[4096];
+            for (long b = 0; b < blocks; b += chunk) {
+                int n = (int) Math.min(chunk, blocks - b);
+                for (int i = 0; i < n; i++) {
+                    MemorySegment page = buf.asSlice(i * (long) StorageManager.BLCKSZ, StorageManager.BLCKSZ);
+                    Page.init(page, 0);
+                    rnd.nextBytes(filler); // incompressible payload in the page's free space
+                    MemorySegment.copy(MemorySegment.ofArray(filler), 0, page, 2048, filler.length);
+                    Page.setChecksum(page, b + i);
+                }
+                rel.write(b, buf, n);
+            }
+        }
+        rel.sync();
+    }
+
+    static void cold(Path file) throws IOException {
+        Residency r = PageCache.evict(file);
+        if (r.residentPages() != 0) {
+            r = PageCache.evict(file);
+        }
+        if (r.residentPages() != 0) {
+            throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages() + " pages of " + file
+                    + " stay in the page cache after posix_fadvise(DONTNEED)");
+        }
+    }
+
+    /** Swaps entries until no block is followed by the next one, so that a read stream cannot combine. */
+    static int[] nonAdjacent(int[] order) {
+        for (boolean changed = true; changed; ) {
+            changed = false;
+            for (int i = 0; i + 1 < order.length; i++) {
+                if (order[i + 1] == order[i] + 1) {
+                    int j = (i + 2) % order.length;
+                    int t = order[i + 1];
+                    order[i + 1] = order[j];
+                    order[j] = t;
+                    changed = true;
+                }
+            }
+        }
+        return order;
+    }
+
+    // ------------------------------------------------------------------ fio
+
+    static Result fio(Path file, long blocks, boolean random, int seconds) throws Exception {
+        cold(file);
+        List<String> cmd = new ArrayList<>(List.of("fio", "--name=" + (random ? "randread" : "seqread"),
+                "--filename=" + file, "--ioengine=io_uring", "--direct=1", "--size=" + blocks * StorageManager.BLCKSZ,
+                "--rw=" + (random ? "randread" : "read"), "--bs=" + (random ? "8k" : "128k"),
+                "--iodepth=" + (random ? RAND_DEPTH : SEQ_DEPTH), "--output-format=json"));
+        if (random) {
+            cmd.add("--runtime=" + seconds);
+        }
+        Process p = new ProcessBuilder(cmd).start();
+        String json = new String(p.getInputStream().readAllBytes());
+        String err = new String(p.getErrorStream().readAllBytes());
+        if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
+        }
+        int read = json.indexOf("\"read\" : {");
+        long ioBytes = UringVsFioBench.number(json, read, "io_bytes");
+        double bw = UringVsFioBench.number(json, read, "bw_bytes");
+        double iops = Double.parseDouble(UringVsFioBench.field(json, read, "iops"));
+        long ios = ioBytes / (random ? 8192 : 131072);
+        // usr_cpu and sys_cpu are percentages of the job's run time
+        double cpuPct = Double.parseDouble(UringVsFioBench.field(json, 0, "usr_cpu"))
+                + Double.parseDouble(UringVsFioBench.field(json, 0, "sys_cpu"));
+        double runtimeMs = Double.parseDouble(UringVsFioBench.field(json, 0, "job_runtime"));
+        return new Result("fio", workload(random), bw, iops, ios, cpuPct / 100 * runtimeMs * 1000 / ios, "");
+    }
+
+    // ------------------------------------------------------------------ ours
+
+    static Result ours(Path dir, BufMgrSettings settings, Path file, long blocks, boolean random, int seconds, String engine)
+            throws Exception {
+        IoMethod method = DirectBenchAccess.create(engine);
+        int[] order = random ? nonAdjacent(UringVsFioBench.permutation((int) blocks)) : null;
+        cold(file);
+        long n = 0;
+        long t0;
+        long t1;
+        long cpu0;
+        long cpu1;
+        StreamStats stats;
+        try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
+                AioContext aio = AioContext.create(method, settings.aioConfig())) {
+            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo()); // empty shared buffers
+            SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
+            try (BufferSession session = pool.openSession("client")) {
+                ReadStream.BlockCallback cb;
+                ReadStream.Options opts;
+                int flags;
+                BufferAccessStrategy ring;
+                if (random) {
+                    int[] o = order;
+                    long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+                    cb = new ReadStream.BlockCallback() {
+                        int i;
+
+                        @Override
+                        public long nextBlock(ReadStream s) {
+                            // the clock only every 64 blocks: cheap, and at most 63 blocks late
+                            if (i == o.length || ((i & 63) == 0 && System.nanoTime() > deadline)) {
+                                return ReadStream.END;
+                            }
+                            return o[i++];
+                        }
+                    };
+                    // io_combine_limit stays at 16, as a bitmap heap scan runs: the order has no two
+                    // adjacent blocks in a row, so nothing combines, and the stream's pin budget is
+                    // PostgreSQL's (max_ios + 1) × io_combine_limit
+                    opts = new ReadStream.Options(RAND_DEPTH, ReadStream.Options.INHERIT, null);
+                    flags = ReadStream.USE_BATCHING;
+                    ring = null; // random access (a bitmap heap scan) uses no ring
+                } else {
+                    cb = ReadStream.blockRange(0, blocks);
+                    opts = ReadStream.Options.DEFAULT;
+                    flags = ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING;
+                    ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
+                }
+                cpu0 = OS.getProcessCpuTime();
+                t0 = System.nanoTime();
+                try (ReadStream s = new ReadStream(session, rel, cb, flags, ring, opts)) {
+                    for (int buf; (buf = s.next()) >= 0; n++) {
+                        session.releaseBuffer(buf);
+                    }
+                    stats = s.stats();
+                }
+                t1 = System.nanoTime();
+                cpu1 = OS.getProcessCpuTime();
+            } finally {
+                pool.close();
+            }
+        } finally {
+            DirectBenchAccess.stop(method);
+        }
+        if (!random && n != blocks) {
+            throw new IllegalStateException("scanned " + n + " of " + blocks + " blocks");
+        }
+        double secs = (t1 - t0) / 1e9;
+        double bytes = n * (double) StorageManager.BLCKSZ;
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits)",
+                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits());
+        return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),
+                (cpu1 - cpu0) / 1e3 / stats.ioCount(), note);
+    }
+
+    /**
+     * The same reads through the AIO core and the method alone, without the buffer manager (no
+     * pins, mapping, page checks): one 4096-aligned buffer per slot, consumed oldest first and
+     * refilled in one batch, as a read stream does. Shows what of a gap to fio is the method's and
+     * what is the buffer manager's ({@code --raw}).
+     */
+    static Result raw(Path file, long blocks, boolean random, int seconds, String engine) throws Exception {
+        IoMethod method = DirectBenchAccess.create(engine);
+        int depth = random ? RAND_DEPTH : SEQ_DEPTH;
+        int bs = random ? StorageManager.BLCKSZ : SEQ_COMBINE * StorageManager.BLCKSZ;
+        long n = random ? blocks : blocks / SEQ_COMBINE;
+        Random rnd = new Random(7);
+        cold(file);
+        int fd = org.pageio.posix.DirectIo.open(file, org.pageio.posix.OpenFlags.O_RDONLY, 0);
+        long ios = 0;
+        long t0;
+        long t1;
+        long cpu0;
+        long cpu1;
+        try (Arena arena = Arena.ofConfined();
+                AioContext ctx = AioContext.create(method, new org.pageio.api.AioConfig(1, depth, SEQ_COMBINE));
+                org.pageio.api.IoSession s = ctx.openSession("raw")) {
+            MemorySegment[] bufs = new MemorySegment[depth];
+            org.pageio.api.IoReturn[] rets = new org.pageio.api.IoReturn[depth];
+            org.pageio.api.IoHandle[] hs = new org.pageio.api.IoHandle[depth];
+            long[] gens = new long[depth];
+            for (int i = 0; i < depth; i++) {
+                bufs[i] = arena.allocate(bs, 4096);
+                rets[i] = new org.pageio.api.IoReturn();
+            }
+            long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+            long next = 0;
+            int head = 0;
+            int count = 0;
+            cpu0 = OS.getProcessCpuTime();
+            t0 = System.nanoTime();
+            for (;;) {
+                while (count > 0 && s.checkDone(hs[head], gens[head])) {
+                    if (org.pageio.api.IoResult.status(rets[head].result()) != org.pageio.api.IoResult.OK) {
+                        throw new IllegalStateException(rets[head].message());
+                    }
+                    ios++;
+                    head = head + 1 == depth ? 0 : head + 1;
+                    count--;
+                }
+                boolean more = next < n && (!random || (next & 63) != 0 || System.nanoTime() < deadline);
+                if (more && count < depth) {
+                    s.enterBatchMode();
+                    while (count < depth && next < n) {
+                        int slot = (head + count) % depth;
+                        long at = random ? rnd.nextLong(blocks) : next;
+                        next++;
+                        org.pageio.api.IoHandle h = s.acquire();
+                        hs[slot] = h;
+                        gens[slot] = h.generation();
+                        h.setIovec(0, bufs[slot]).setReturn(rets[slot]);
+                        h.startReadv(fd, 1, at * bs);
+                        count++;
+                    }
+                    s.exitBatchMode();
+                    continue;
+                }
+                if (count == 0) {
+                    break;
+                }
+                s.await(hs[head], gens[head]);
+            }
+            t1 = System.nanoTime();
+            cpu1 = OS.getProcessCpuTime();
+        } finally {
+            org.pageio.posix.Posix.close(fd, file);
+            DirectBenchAccess.stop(method);
+        }
+        double secs = (t1 - t0) / 1e9;
+        return new Result("raw " + engine, workload(random), ios * (double) bs / secs, ios / secs, ios,
+                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager)");
+    }
+}

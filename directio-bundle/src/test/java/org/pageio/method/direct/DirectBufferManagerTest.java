@@ -1,0 +1,96 @@
+package org.pageio.method.direct;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.pageio.api.AioContext;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.page.Page;
+import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.bufmgr.stream.StreamStats;
+
+/**
+ * io_method=direct under the whole buffer manager, as the container runs it: the storage manager
+ * opens with O_DIRECT (the method bypasses the page cache), a sequential scan starts at full size,
+ * and pages written through the page cache just before are what the direct reads return.
+ */
+@Timeout(60)
+class DirectBufferManagerTest {
+
+    static final int BLOCKS = 96;
+
+    @TempDir
+    Path dir;
+
+    static void writePages(SmgrRelation rel, int version) throws Exception {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate((long) BLOCKS * Page.SIZE, 4096);
+            for (int b = 0; b < BLOCKS; b++) {
+                MemorySegment page = buf.asSlice((long) b * Page.SIZE, Page.SIZE);
+                Page.init(page, 0);
+                page.set(ValueLayout.JAVA_INT_UNALIGNED, 4096, b * 1000 + version);
+                Page.setChecksum(page, b);
+            }
+            rel.write(0, buf, BLOCKS);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"io_uring", "threads"})
+    void bufferedWritesThenADirectScanReturnsTheNewPages(String engine) throws Exception {
+        DirectIoMethod m = new DirectIoMethod();
+        m.start(engine, 4);
+        assertTrue(m.bypassesPageCache());
+        RelFileLocator loc = new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 7001);
+        try (StorageManager buffered = new StorageManager(dir, StorageManager.DEFAULT_SEGMENT_BLOCKS, false)) {
+            SmgrRelation w = buffered.open(loc);
+            w.create();
+            writePages(w, 1);
+            w.sync();
+            writePages(w, 2); // version 2 is only in the page cache (dirty), not synced
+        }
+        BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(1024).maxSessions(4);
+        b.directIo = m.bypassesPageCache(); // what BufferManagerComponent does
+        BufMgrSettings settings = b.build();
+        try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), settings.directIo());
+                AioContext aio = AioContext.create(m, settings.aioConfig())) {
+            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
+            SmgrRelation rel = smgr.open(loc);
+            StreamStats stats;
+            try (BufferSession s = pool.openSession("client");
+                    ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, BLOCKS),
+                            ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD))) {
+                for (int blk = 0; blk < BLOCKS; blk++) {
+                    int buf = stream.next();
+                    assertEquals(blk * 1000 + 2, s.page(buf).get(ValueLayout.JAVA_INT_UNALIGNED, 4096),
+                            "block " + blk + " has the bytes written through the page cache");
+                    s.releaseBuffer(buf);
+                }
+                assertEquals(-1, stream.next());
+                stats = stream.stats();
+            } finally {
+                pool.close();
+            }
+            assertTrue(DirectFiles.isDirect(rel.fd(0)), "the storage manager opened the file with O_DIRECT");
+            // full size from the first read: 96 blocks in 6 reads of 16
+            assertEquals(6, stats.ioCount(), stats.toString());
+        } finally {
+            m.deactivate();
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.pageio.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.composite;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.inject.Inject;
+import org.junit.After;
+import org.junit.Test;
+import org.ops4j.pax.exam.Option;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.pageio.bufmgr.BufferManager;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.itest.kit.NumberedRelation;
+import org.pageio.posix.OpenFlags;
+
+/**
+ * Issue 6: with {@code io_method=direct} the buffer manager service opens relation files with
+ * O_DIRECT (the method says it bypasses the page cache) and streams real pages through them.
+ */
+public class DirectBufferManagerIT extends PageioTestBase {
+
+    @Inject
+    private ConfigurationAdmin configAdmin;
+
+    @Inject
+    private BundleContext context;
+
+    @Override
+    protected Option extraOptions() {
+        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"));
+    }
+
+    @After
+    public void deleteConfiguration() throws Exception {
+        Configuration[] cs = configAdmin.listConfigurations("(service.pid=org.pageio.bufmgr)");
+        if (cs != null) {
+            for (Configuration c : cs) {
+                c.delete();
+            }
+        }
+    }
+
+    @Test
+    public void ioMethodDirectOpensRelationFilesWithODirect() throws Exception {
+        Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("ioMethod.target", "(io.method=direct)");
+        c.update(props);
+        BufferManager bufmgr = await("the buffer manager bound to io_method=direct", () -> {
+            var ref = context.getServiceReference(BufferManager.class);
+            BufferManager b = ref == null ? null : context.getService(ref);
+            return b != null && b.pool().method().name().equals("direct") ? b : null;
+        });
+        assertTrue("settings say direct", bufmgr.settings().directIo());
+        assertTrue("the storage manager opens with O_DIRECT", bufmgr.storage().directIo());
+        long relNumber = 200000 + ThreadLocalRandom.current().nextInt(100000);
+        int blocks = 64;
+        SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, blocks);
+        try {
+            String info = Files.readString(Path.of("/proc/self/fdinfo/" + rel.fd(0)));
+            String flags = info.lines().filter(l -> l.startsWith("flags:")).findFirst().orElseThrow();
+            long octal = Long.parseLong(flags.substring("flags:".length()).trim(), 8);
+            assertEquals(info, OpenFlags.O_DIRECT, octal & OpenFlags.O_DIRECT);
+            NumberedRelation.streamAndCheck(bufmgr, rel, blocks);
+        } finally {
+            rel.unlink();
+        }
+    }
+
+    private static <T> T await(String what, java.util.function.Supplier<T> probe) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            T v = probe.get();
+            if (v != null) {
+                return v;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("timed out waiting for " + what);
+    }
+}
