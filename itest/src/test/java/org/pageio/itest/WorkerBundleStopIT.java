@@ -96,10 +96,16 @@ public class WorkerBundleStopIT extends PageioTestBase {
                 assertTrue("workers holding an I/O: " + gate.inWorkers.get(), gate.inWorkers.get() >= 2);
                 long inline = gauge("inlineQueueFull") + gauge("inlineContended");
                 Thread opener = new Thread(() -> {
+                    // Open the gate once the stop has cancelled the queue (its depth drops to 0 while the
+                    // workers still hold their I/Os), not after a fixed delay: on a loaded machine the
+                    // stop may take longer than any delay, and the workers would drain the whole queue.
+                    long deadline = System.currentTimeMillis() + 15_000;
                     try {
-                        Thread.sleep(200);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                        while (gauge("queueDepth") > 0 && System.currentTimeMillis() < deadline) {
+                            Thread.sleep(2);
+                        }
+                    } catch (Exception e) {
+                        // the stats are gone with the stopped bundle: the queue was handled
                     }
                     gate.open.countDown(); // deactivation waits for running I/O: let it finish
                 }, "gate opener");
