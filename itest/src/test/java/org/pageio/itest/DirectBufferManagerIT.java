@@ -59,7 +59,8 @@ public class DirectBufferManagerIT extends PageioTestBase {
             BufferManager b = ref == null ? null : context.getService(ref);
             return b != null && b.pool().method().name().equals("direct") ? b : null;
         });
-        assertTrue("settings say direct", bufmgr.settings().directIo());
+        // The buffer manager starts on the fallback and swaps to direct live: the storage manager follows
+        // the bound method (the settings keep what activation chose).
         assertTrue("the storage manager opens with O_DIRECT", bufmgr.storage().directIo());
         long relNumber = 200000 + ThreadLocalRandom.current().nextInt(100000);
         int blocks = 64;

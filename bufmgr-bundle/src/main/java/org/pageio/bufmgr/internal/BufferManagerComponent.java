@@ -335,6 +335,7 @@ public final class BufferManagerComponent implements BufferManager {
                 LOG.log(System.Logger.Level.INFO, why + ": " + swap);
             }
             pool.methodSwapped();
+            storage.setDirectIo(next != null && next.bypassesPageCache()); // new segment opens follow the method
             lastSwap = swap;
             swaps++;
             publishStatus();

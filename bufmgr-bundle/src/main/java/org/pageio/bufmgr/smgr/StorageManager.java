@@ -29,7 +29,9 @@ public final class StorageManager implements AutoCloseable {
 
     private final Path dataDirectory;
     private final long segmentBlocks;
-    private final boolean directIo;
+    // Read by every segment open, written by the buffer manager when the bound method changes;
+    // volatile: a later open sees the newest method's choice (plain ordering is enough otherwise).
+    private volatile boolean directIo;
     private final Map<String, Tablespace> tablespaces = new ConcurrentHashMap<>();
     private final Map<RelFileLocator, SmgrRelation> relations = new ConcurrentHashMap<>();
     private final List<SmgrRelation> byId = new ArrayList<>();
@@ -62,6 +64,16 @@ public final class StorageManager implements AutoCloseable {
 
     public boolean directIo() {
         return directIo;
+    }
+
+    /**
+     * Whether segments opened from now on use O_DIRECT; set by the buffer manager when an I/O method
+     * that bypasses the page cache is swapped in (or out). Descriptors already open keep their mode:
+     * the direct method puts the descriptors it is handed into O_DIRECT mode itself and fdatasyncs
+     * each before its first direct read (directio README).
+     */
+    public void setDirectIo(boolean directIo) {
+        this.directIo = directIo;
     }
 
     /**
