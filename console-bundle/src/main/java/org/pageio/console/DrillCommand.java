@@ -50,8 +50,14 @@ public final class DrillCommand {
     private final String resultsProperty;
     private final boolean tty;
 
+    /** How long the drill waits for active method bundles to register their method. */
+    static final long METHODS_WAIT_MS = 10_000;
+
+    private final BundleContext context;
+
     @Activate
     public DrillCommand(BundleContext context) {
+        this.context = context;
         this.dataProperty = context.getProperty(DataDirectory.PROPERTY);
         this.resultsProperty = context.getProperty(RESULTS_PROPERTY);
         this.tty = Boolean.parseBoolean(context.getProperty(TTY_PROPERTY));
@@ -67,6 +73,55 @@ public final class DrillCommand {
         methods.remove(ref);
     }
 
+    /**
+     * Waits (at most {@value #METHODS_WAIT_MS} ms) until every active bundle that declares an
+     * {@code IoMethod} service (bnd's {@code osgi.service} capability) has registered one: right
+     * after start-up a method bundle can be active while its component is still being activated,
+     * and "every available method" must not silently miss it.
+     */
+    private void awaitMethodBundles() {
+        long deadline = System.currentTimeMillis() + METHODS_WAIT_MS;
+        while (true) {
+            java.util.Set<Long> registeredBy = new java.util.HashSet<>();
+            for (ServiceReference<IoMethod> ref : methods.keySet()) {
+                if (ref.getBundle() != null) {
+                    registeredBy.add(ref.getBundle().getBundleId());
+                }
+            }
+            boolean missing = false;
+            for (org.osgi.framework.Bundle b : context.getBundles()) {
+                if (b.getState() == org.osgi.framework.Bundle.ACTIVE && declaresMethod(b) && !registeredBy.contains(b.getBundleId())) {
+                    missing = true;
+                    break;
+                }
+            }
+            if (!missing || System.currentTimeMillis() >= deadline) {
+                return;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static boolean declaresMethod(org.osgi.framework.Bundle b) {
+        org.osgi.framework.wiring.BundleRevision rev = b.adapt(org.osgi.framework.wiring.BundleRevision.class);
+        if (rev == null) {
+            return false;
+        }
+        for (org.osgi.resource.Capability c : rev.getCapabilities("osgi.service")) {
+            Object oc = c.getAttributes().get("objectClass");
+            if (oc instanceof java.util.Collection<?> list && list.contains(IoMethod.class.getName())
+                    || IoMethod.class.getName().equals(oc)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Descriptor("the first article's drill: load t and prefetch_test, then cold and OS-warm count(*), a cold bitmap heap scan"
             + " and a cold index scan per io_method, interleaved rounds, medians, FileChannel/AsynchronousFileChannel/fio baselines;"
             + " writes drill-results/<timestamp>.json, .md and .svg")
@@ -79,8 +134,8 @@ public final class DrillCommand {
             @Parameter(names = {"-m", "--methods"}, absentValue = "all") String methodList,
             @Descriptor("effective_io_concurrency values of the cold cases, comma-separated (default 1,16,64)")
             @Parameter(names = {"-e", "--eic"}, absentValue = "1,16,64") String eic,
-            @Descriptor("shared_buffers in 8 kB blocks (default 32768 = 256MB)")
-            @Parameter(names = {"--shared-buffers"}, absentValue = "32768") int sharedBuffers,
+            @Descriptor("shared_buffers in 8 kB blocks (default: 32768 = 256MB at 8000000 rows, scaled with --rows, at least 2048)")
+            @Parameter(names = {"--shared-buffers"}, absentValue = "0") int sharedBuffers,
             @Descriptor("data directory; the drill keeps its table in <data>/drill (default: pageio.data)")
             @Parameter(names = {"-d", "--data"}, absentValue = "") String data,
             @Descriptor("results directory (default: pageio.drill.results, else ./drill-results); 'none' writes no files")
@@ -92,7 +147,8 @@ public final class DrillCommand {
         Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
-                sharedBuffers, dataDir, resultsDir, StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio);
+                sharedBuffers > 0 ? sharedBuffers : DrillOptions.scaledSharedBuffers(rows), dataDir, resultsDir, StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio);
+        awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {
             Object p = ref.getProperty(IoMethod.PROPERTY);

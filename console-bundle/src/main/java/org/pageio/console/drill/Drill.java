@@ -414,8 +414,9 @@ public final class Drill {
                         if (ns >= next[0] || done == all) {
                             next[0] = ns + STATUS_EVERY_NANOS;
                             double sec = ns / 1e9;
-                            progress.status(String.format(Locale.ROOT, "drill: loading %s: %,d / %,d rows (%.0f%%), %.0f MB/s", name,
-                                    done, all, all == 0 ? 100.0 : 100.0 * done / all, sec == 0 ? 0 : bytes / 1e6 / sec));
+                            progress.status(String.format(Locale.ROOT, "drill: loading %s: %,d / %,d rows (%.0f%%)%s", name,
+                                    done, all, all == 0 ? 100.0 : 100.0 * done / all, sec == 0 || bytes == 0 ? ""
+                                            : String.format(Locale.ROOT, ", %.0f MB/s written", bytes / 1e6 / sec)));
                         }
                     });
                     nanos = System.nanoTime() - t0;

@@ -1,5 +1,7 @@
 package org.pageio.console.drill;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import org.pageio.console.drill.DrillResult.CaseResult;
 import org.pageio.console.drill.DrillResult.Series;
@@ -27,11 +29,16 @@ final class DrillChart {
 
     static String svg(String heading, DrillResult r) {
         StringBuilder body = new StringBuilder();
-        int y = 58;
+        List<String> head = wrap(heading, 150);
+        int top = 18 + 15 * (head.size() - 1);
+        int y = top + 40;
         for (CaseResult c : r.cases()) {
             y += 10;
-            body.append(text(10, y, 12, "bold", "start", c.drillCase().title()));
-            y += 8;
+            List<String> title = wrap(c.drillCase().title(), 140);
+            for (int i = 0; i < title.size(); i++) {
+                body.append(text(10, y + 15 * i, 12, "bold", "start", title.get(i)));
+            }
+            y += 15 * (title.size() - 1) + 8;
             long max = 0;
             for (Series s : c.series()) {
                 if (s.stats() != null) {
@@ -68,18 +75,36 @@ final class DrillChart {
         b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
                 + " font-family=\"sans-serif\">%n", WIDTH, height, WIDTH, height));
         b.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
-        b.append(text(10, 18, 12, "bold", "start", heading));
-        b.append(text(10, 36, 11, "normal", "start", "Bars: median execution time (shorter is faster); whiskers: fastest to slowest"
+        for (int i = 0; i < head.size(); i++) {
+            b.append(text(10, 18 + 15 * i, 12, "bold", "start", head.get(i)));
+        }
+        b.append(text(10, top + 18, 11, "normal", "start", "Bars: median execution time (shorter is faster); whiskers: fastest to slowest"
                 + " counted run; each case on its own scale."));
         int lx = 10;
         for (String[] l : new String[][] {{METHOD, "io_method"}, {JAVA, "Java baseline"}, {FIO, "fio baseline"}}) {
-            b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"43\" width=\"12\" height=\"10\" fill=\"%s\"/>%n", lx, l[0]));
-            b.append(text(lx + 16, 52, 11, "normal", "start", l[1]));
+            b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>%n", lx, top + 25,
+                    l[0]));
+            b.append(text(lx + 16, top + 34, 11, "normal", "start", l[1]));
             lx += 130;
         }
         b.append(body);
         b.append(text(10, height - 10, 10, "normal", "start", "pageio drill; " + r.fio()));
         return b.append("</svg>\n").toString();
+    }
+
+    /** Splits {@code s} at spaces into lines of at most {@code width} characters (a longer word stays whole). */
+    static List<String> wrap(String s, int width) {
+        List<String> out = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String w : s.split(" ")) {
+            if (!line.isEmpty() && line.length() + 1 + w.length() > width) {
+                out.add(line.toString());
+                line.setLength(0);
+            }
+            line.append(line.isEmpty() ? "" : " ").append(w);
+        }
+        out.add(line.toString());
+        return out;
     }
 
     private static String text(int x, int y, int size, String weight, String anchor, String s) {

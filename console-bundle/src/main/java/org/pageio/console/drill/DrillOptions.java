@@ -28,6 +28,18 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     public static final List<Integer> DEFAULT_EIC = List.of(1, 16, 64);
     /** 256MB, as the first article's drill. */
     public static final int DEFAULT_SHARED_BUFFERS = 32768;
+    /** The smallest scaled shared_buffers: 16MB. */
+    public static final int MIN_SCALED_SHARED_BUFFERS = 2048;
+
+    /**
+     * shared_buffers for {@code rows}: 256MB at the default 8,000,000 rows, scaled down with the
+     * tables (at least 16MB), so the tables stay about 7.5 times bigger than shared buffers as in
+     * the first article, and a small drill does not spend its time zeroing a 256MB pool per run.
+     */
+    public static int scaledSharedBuffers(long rows) {
+        long scaled = (long) Math.ceil((double) DEFAULT_SHARED_BUFFERS * rows / DEFAULT_ROWS);
+        return (int) Math.max(MIN_SCALED_SHARED_BUFFERS, Math.min(DEFAULT_SHARED_BUFFERS, scaled));
+    }
     /** The table's name in the drill's catalog. */
     public static final String TABLE = "t";
     /** The third article's table (random {@code val}, indexed) for the bitmap heap and index scan cases. */

@@ -313,6 +313,7 @@ public final class DrillReport {
             double v = (double) ref.medianNanos() / st.medianNanos();
             String rel = Math.abs(v - 1) < 0.02 ? "about the same as sync"
                     : v >= 1.5 ? String.format(Locale.ROOT, "%.1f× as fast as sync", v)
+                    : v <= 1 / 1.5 ? String.format(Locale.ROOT, "takes %.1f× as long as sync", 1 / v)
                     : String.format(Locale.ROOT, "%.0f%% %s than sync", Math.abs(1 - 1 / v) * 100, v > 1 ? "faster" : "slower");
             boolean overlap = st.minNanos() <= ref.maxNanos() && ref.minNanos() <= st.maxNanos();
             parts.add(s.name() + " " + rel + (overlap && Math.abs(v - 1) >= 0.02 && st.counted() > 1
