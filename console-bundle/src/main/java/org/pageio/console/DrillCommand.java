@@ -3,13 +3,19 @@ package org.pageio.console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.resource.Capability;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -44,15 +50,13 @@ public final class DrillCommand {
     public static final String RESULTS_PROPERTY = DrillResults.PROPERTY;
     /** Framework/system property: {@code true} when stderr is a terminal (a live progress line). */
     public static final String TTY_PROPERTY = "pageio.drill.tty";
+    /** How long the drill waits for active method bundles to register their method. */
+    static final long METHODS_WAIT_MS = 10_000;
 
     private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
     private final String dataProperty;
     private final String resultsProperty;
     private final boolean tty;
-
-    /** How long the drill waits for active method bundles to register their method. */
-    static final long METHODS_WAIT_MS = 10_000;
-
     private final BundleContext context;
 
     @Activate
@@ -82,15 +86,15 @@ public final class DrillCommand {
     private void awaitMethodBundles() {
         long deadline = System.currentTimeMillis() + METHODS_WAIT_MS;
         while (true) {
-            java.util.Set<Long> registeredBy = new java.util.HashSet<>();
+            Set<Long> registeredBy = new HashSet<>();
             for (ServiceReference<IoMethod> ref : methods.keySet()) {
                 if (ref.getBundle() != null) {
                     registeredBy.add(ref.getBundle().getBundleId());
                 }
             }
             boolean missing = false;
-            for (org.osgi.framework.Bundle b : context.getBundles()) {
-                if (b.getState() == org.osgi.framework.Bundle.ACTIVE && declaresMethod(b) && !registeredBy.contains(b.getBundleId())) {
+            for (Bundle b : context.getBundles()) {
+                if (b.getState() == Bundle.ACTIVE && declaresMethod(b) && !registeredBy.contains(b.getBundleId())) {
                     missing = true;
                     break;
                 }
@@ -107,14 +111,14 @@ public final class DrillCommand {
         }
     }
 
-    private static boolean declaresMethod(org.osgi.framework.Bundle b) {
-        org.osgi.framework.wiring.BundleRevision rev = b.adapt(org.osgi.framework.wiring.BundleRevision.class);
+    private static boolean declaresMethod(Bundle b) {
+        BundleRevision rev = b.adapt(BundleRevision.class);
         if (rev == null) {
             return false;
         }
-        for (org.osgi.resource.Capability c : rev.getCapabilities("osgi.service")) {
+        for (Capability c : rev.getCapabilities("osgi.service")) {
             Object oc = c.getAttributes().get("objectClass");
-            if (oc instanceof java.util.Collection<?> list && list.contains(IoMethod.class.getName())
+            if (oc instanceof Collection<?> list && list.contains(IoMethod.class.getName())
                     || IoMethod.class.getName().equals(oc)) {
                 return true;
             }
@@ -147,7 +151,8 @@ public final class DrillCommand {
         Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
-                sharedBuffers > 0 ? sharedBuffers : DrillOptions.scaledSharedBuffers(rows), dataDir, resultsDir, StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio);
+                sharedBuffers > 0 ? sharedBuffers : DrillOptions.scaledSharedBuffers(rows), dataDir, resultsDir,
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio);
         awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {
