@@ -723,7 +723,8 @@ public final class Drill {
                 }
                 for (long blk : t.blocks()) {
                     buffer.clear().limit(StorageManager.BLCKSZ);
-                    int n = chs[(int) segment(blk, opts.segmentBlocks())].read(buffer, (blk % opts.segmentBlocks()) * StorageManager.BLCKSZ);
+                    long offset = (blk % opts.segmentBlocks()) * StorageManager.BLCKSZ;
+                    int n = chs[(int) segment(blk, opts.segmentBlocks())].read(buffer, offset);
                     if (n > 0) {
                         bytes += n;
                         reads++;

@@ -63,8 +63,8 @@ final class DrillChart {
                 double x0 = BAR_LEFT + st.minNanos() * scale;
                 double x1 = BAR_LEFT + st.maxNanos() * scale;
                 int cy = y - ROW / 2;
-                body.append(String.format(Locale.ROOT, "<path d=\"M%.1f %dH%.1fM%.1f %dV%dM%.1f %dV%d\" stroke=\"#222\" stroke-width=\"1.2\""
-                        + " fill=\"none\"/>%n", x0, cy, x1, x0, cy - 5, cy + 5, x1, cy - 5, cy + 5));
+                body.append(String.format(Locale.ROOT, "<path d=\"M%.1f %dH%.1fM%.1f %dV%dM%.1f %dV%d\" stroke=\"#222\""
+                        + " stroke-width=\"1.2\" fill=\"none\"/>%n", x0, cy, x1, x0, cy - 5, cy + 5, x1, cy - 5, cy + 5));
                 body.append(text((int) Math.round(Math.max(x1, BAR_LEFT + w)) + 6, y - 5, 11, "normal", "start",
                         String.format(Locale.ROOT, "%.1f ms", st.medianNanos() / 1e6)));
             }

@@ -62,7 +62,8 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
         public Series fastestBaseline() {
             Series best = null;
             for (Series s : series) {
-                if (s.baseline() && !s.fio() && s.stats() != null && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
+                if (s.baseline() && !s.fio() && s.stats() != null
+                        && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
                     best = s;
                 }
             }
