@@ -3,13 +3,19 @@ package org.pageio.console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.resource.Capability;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -19,17 +25,20 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.pageio.api.IoMethod;
 import org.pageio.console.drill.Drill;
 import org.pageio.console.drill.DrillOptions;
+import org.pageio.console.drill.DrillProgress;
 import org.pageio.console.drill.DrillReport;
 import org.pageio.console.drill.DrillResult;
+import org.pageio.console.drill.DrillResults;
 import org.pageio.bufmgr.smgr.StorageManager;
 
 /**
  * {@code pageio:drill}: the first article's cold-scan drill over every registered, available
  * {@link IoMethod} (issue 9). The drill runs its own buffer pools (one per method per round) over
  * its own directory {@code <data>/drill}, so it never touches the container's buffer manager or
- * catalog. Progress goes to stderr line by line; the result table is the command's value, and
- * {@code <timestamp>.json} and {@code .md} are written to the results directory (the property
- * {@value #RESULTS_PROPERTY}, which {@code ./pageio drill} sets to {@code <checkout>/drill-results}).
+ * catalog. Progress goes to stderr (a live line when {@value #TTY_PROPERTY} is true, which
+ * {@code ./pageio drill} sets when stderr is a terminal; plain lines otherwise); the result table
+ * is the command's value, and {@code <timestamp>.json}, {@code .md} and {@code .svg} are written
+ * to the results directory (see {@link DrillResults}).
  */
 @Component(service = DrillCommand.class, property = {
         Commands.SCOPE + "=" + Commands.PAGEIO,
@@ -38,16 +47,24 @@ import org.pageio.bufmgr.smgr.StorageManager;
 public final class DrillCommand {
 
     /** Framework/system property: the default results directory. */
-    public static final String RESULTS_PROPERTY = "pageio.drill.results";
+    public static final String RESULTS_PROPERTY = DrillResults.PROPERTY;
+    /** Framework/system property: {@code true} when stderr is a terminal (a live progress line). */
+    public static final String TTY_PROPERTY = "pageio.drill.tty";
+    /** How long the drill waits for active method bundles to register their method. */
+    static final long METHODS_WAIT_MS = 10_000;
 
     private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
     private final String dataProperty;
     private final String resultsProperty;
+    private final boolean tty;
+    private final BundleContext context;
 
     @Activate
     public DrillCommand(BundleContext context) {
+        this.context = context;
         this.dataProperty = context.getProperty(DataDirectory.PROPERTY);
         this.resultsProperty = context.getProperty(RESULTS_PROPERTY);
+        this.tty = Boolean.parseBoolean(context.getProperty(TTY_PROPERTY));
     }
 
     @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
@@ -60,10 +77,60 @@ public final class DrillCommand {
         methods.remove(ref);
     }
 
-    @Descriptor("the first article's drill: load t, then cold and OS-warm count(*) scans per io_method, interleaved rounds,"
-            + " medians, baselines; writes drill-results/<timestamp>.json and .md")
+    /**
+     * Waits (at most {@value #METHODS_WAIT_MS} ms) until every active bundle that declares an
+     * {@code IoMethod} service (bnd's {@code osgi.service} capability) has registered one: right
+     * after start-up a method bundle can be active while its component is still being activated,
+     * and "every available method" must not silently miss it.
+     */
+    private void awaitMethodBundles() {
+        long deadline = System.currentTimeMillis() + METHODS_WAIT_MS;
+        while (true) {
+            Set<Long> registeredBy = new HashSet<>();
+            for (ServiceReference<IoMethod> ref : methods.keySet()) {
+                if (ref.getBundle() != null) {
+                    registeredBy.add(ref.getBundle().getBundleId());
+                }
+            }
+            boolean missing = false;
+            for (Bundle b : context.getBundles()) {
+                if (b.getState() == Bundle.ACTIVE && declaresMethod(b) && !registeredBy.contains(b.getBundleId())) {
+                    missing = true;
+                    break;
+                }
+            }
+            if (!missing || System.currentTimeMillis() >= deadline) {
+                return;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static boolean declaresMethod(Bundle b) {
+        BundleRevision rev = b.adapt(BundleRevision.class);
+        if (rev == null) {
+            return false;
+        }
+        for (Capability c : rev.getCapabilities("osgi.service")) {
+            Object oc = c.getAttributes().get("objectClass");
+            if (oc instanceof Collection<?> list && list.contains(IoMethod.class.getName())
+                    || IoMethod.class.getName().equals(oc)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Descriptor("the first article's drill: load t and prefetch_test, then cold and OS-warm count(*), a cold bitmap heap scan"
+            + " and a cold index scan per io_method, interleaved rounds, medians, FileChannel/AsynchronousFileChannel/fio baselines;"
+            + " writes drill-results/<timestamp>.json, .md and .svg")
     public String drill(
-            @Descriptor("rows of table t (default 8000000, about 1.9 GB)")
+            @Descriptor("rows of table t and of prefetch_test (default 8000000: about 1.9 GB and 1.4 GB)")
             @Parameter(names = {"-r", "--rows"}, absentValue = "8000000") long rows,
             @Descriptor("interleaved rounds (default 5)")
             @Parameter(names = {"-n", "--rounds"}, absentValue = "5") int rounds,
@@ -71,18 +138,22 @@ public final class DrillCommand {
             @Parameter(names = {"-m", "--methods"}, absentValue = "all") String methodList,
             @Descriptor("effective_io_concurrency values of the cold cases, comma-separated (default 1,16,64)")
             @Parameter(names = {"-e", "--eic"}, absentValue = "1,16,64") String eic,
-            @Descriptor("shared_buffers in 8 kB blocks (default 32768 = 256MB)")
-            @Parameter(names = {"--shared-buffers"}, absentValue = "32768") int sharedBuffers,
+            @Descriptor("shared_buffers in 8 kB blocks (default: 32768 = 256MB at 8000000 rows, scaled with --rows, at least 2048)")
+            @Parameter(names = {"--shared-buffers"}, absentValue = "0") int sharedBuffers,
             @Descriptor("data directory; the drill keeps its table in <data>/drill (default: pageio.data)")
             @Parameter(names = {"-d", "--data"}, absentValue = "") String data,
             @Descriptor("results directory (default: pageio.drill.results, else ./drill-results); 'none' writes no files")
-            @Parameter(names = {"--results"}, absentValue = "") String results) throws IOException {
+            @Parameter(names = {"--results"}, absentValue = "") String results,
+            @Descriptor("cases, comma-separated: seq (cold count(*) per eic), warm, bitmap, index (default: all)")
+            @Parameter(names = {"-c", "--cases"}, absentValue = "all") String cases,
+            @Descriptor("do not run the fio baselines even when fio is installed")
+            @Parameter(names = {"--no-fio"}, absentValue = "false", presentValue = "true") boolean noFio) throws IOException {
         Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
-        String res = results.isEmpty() ? (resultsProperty == null || resultsProperty.isBlank() ? "drill-results" : resultsProperty)
-                : results;
-        Path resultsDir = res.equals("none") ? null : Path.of(res).toAbsolutePath().normalize();
+        Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
-                sharedBuffers, dataDir, resultsDir, StorageManager.DEFAULT_SEGMENT_BLOCKS, 1);
+                sharedBuffers > 0 ? sharedBuffers : DrillOptions.scaledSharedBuffers(rows), dataDir, resultsDir,
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio);
+        awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {
             Object p = ref.getProperty(IoMethod.PROPERTY);
@@ -90,15 +161,13 @@ public final class DrillCommand {
             registered.putIfAbsent(name, m);
         });
         PrintStream err = System.err;
-        DrillResult result = new Drill(opts, registered, line -> {
-            err.println(line);
-            err.flush();
-        }).run();
+        DrillResult result = new Drill(opts, registered, DrillProgress.to(err, tty, 2_000_000_000L)).run();
         DrillReport report = new DrillReport(result);
         String text = report.text();
         if (resultsDir != null) {
             Path json = report.write(resultsDir);
-            text += "\n\nResults: " + json + " and " + json.getFileName().toString().replace(".json", ".md");
+            String stem = json.getFileName().toString().replace(DrillResults.JSON, "");
+            text += "\n\nResults: " + json + ", " + stem + DrillResults.MARKDOWN + " and " + stem + DrillResults.SVG + " (bar chart)";
         }
         return text;
     }

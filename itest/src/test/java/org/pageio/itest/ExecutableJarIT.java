@@ -83,7 +83,11 @@ public class ExecutableJarIT {
         assertTrue("the commands after the failure must not run: " + r.out(), !r.out().contains("sync"));
     }
 
-    /** Issue 9's acceptance: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a minute. */
+    /**
+     * Issue 9's acceptance: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a
+     * minute, with every case (cold count(*) at three eic, OS-warm, bitmap heap scan, index scan),
+     * the Java and fio baselines, and its three files.
+     */
     @Test
     public void smallDrillPrintsTheTableAndWritesItsFiles() throws Exception {
         Path results = Files.createTempDirectory(data, "drill-results");
@@ -92,16 +96,34 @@ public class ExecutableJarIT {
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
         assertEquals("exit code; stderr: " + r.err(), 0, r.code());
         assertTrue("took " + seconds + " s", seconds < 60);
-        assertTrue(r.out(), r.out().contains("count(*), cold, effective_io_concurrency=16"));
-        assertTrue(r.out(), r.out().lines().anyMatch(l -> l.startsWith("sync ")));
-        assertTrue(r.out(), r.out().contains("FileChannel (baseline)"));
-        assertTrue(r.out(), r.out().contains("What it says:"));
+        String out = r.out();
+        for (String title : List.of("count(*) of t, cold, effective_io_concurrency=1", "count(*) of t, cold, effective_io_concurrency=16",
+                "count(*) of t, cold, effective_io_concurrency=64", "count(*) of t, OS page cache warm",
+                "bitmap heap scan of prefetch_test, cold", "index scan of prefetch_test, cold")) {
+            assertTrue(title + " in " + out, out.contains(title));
+        }
+        for (String method : List.of("sync", "worker", "io_uring", "direct")) {
+            assertTrue(method + " in " + out, out.lines().anyMatch(l -> l.startsWith(method + " ")));
+        }
+        assertTrue(out, out.contains("FileChannel (baseline)"));
+        assertTrue(out, out.contains("AsynchronousFileChannel (baseline)"));
+        assertTrue("fio is installed here and must run: " + out, out.contains("fio seq direct (baseline)")
+                && out.contains("fio rand direct (baseline)"));
+        assertTrue(out, out.contains("What it says:"));
+        assertTrue(out, out.contains("Bitmap heap scan, cold:"));
         assertTrue(r.err(), r.err().contains("drill: round 1/1"));
+        assertTrue(r.err(), r.err().contains("drill: built the index prefetch_test_val_idx")
+                || r.err().contains("drill: reusing table prefetch_test"));
         assertTrue(r.err(), !r.err().contains("NOT COUNTED"));
         try (var files = Files.list(results)) {
             List<String> names = files.map(p -> p.getFileName().toString()).sorted().toList();
-            assertEquals(names.toString(), 2, names.size());
-            assertTrue(names.toString(), names.get(0).endsWith(".json") && names.get(1).endsWith(".md"));
+            assertEquals(names.toString(), 3, names.size());
+            String stem = names.get(0).replace(".json", "");
+            assertEquals(List.of(stem + ".json", stem + ".md", stem + ".svg"), names);
+            String json = Files.readString(results.resolve(stem + ".json"));
+            assertTrue(json, json.contains("\"id\": \"bitmap-cold\"") && json.contains("\"id\": \"index-cold\""));
+            String svg = Files.readString(results.resolve(stem + ".svg"));
+            assertTrue(svg, svg.startsWith("<svg") && svg.contains("index scan of prefetch_test"));
         }
     }
 

@@ -16,17 +16,36 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param resultsDir    where {@code <timestamp>.json} and {@code .md} go; null = write no files
  * @param segmentBlocks blocks per segment file (PostgreSQL's 1 GB = 131072; tests use small ones)
  * @param seed          the generator's seed
+ * @param cases         which cases run: {@code seq} (cold count(*) per eic), {@code warm} (OS-warm count(*)),
+ *                      {@code bitmap}, {@code index}; empty = all
+ * @param fio           run fio baselines when fio is installed
  */
 public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
-        Path resultsDir, long segmentBlocks, long seed) {
+        Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio) {
 
     public static final long DEFAULT_ROWS = 8_000_000;
     public static final int DEFAULT_ROUNDS = 5;
     public static final List<Integer> DEFAULT_EIC = List.of(1, 16, 64);
     /** 256MB, as the first article's drill. */
     public static final int DEFAULT_SHARED_BUFFERS = 32768;
+    /** The smallest scaled shared_buffers: 16MB. */
+    public static final int MIN_SCALED_SHARED_BUFFERS = 2048;
+
+    /**
+     * shared_buffers for {@code rows}: 256MB at the default 8,000,000 rows, scaled down with the
+     * tables (at least 16MB), so the tables stay about 7.5 times bigger than shared buffers as in
+     * the first article, and a small drill does not spend its time zeroing a 256MB pool per run.
+     */
+    public static int scaledSharedBuffers(long rows) {
+        long scaled = (long) Math.ceil((double) DEFAULT_SHARED_BUFFERS * rows / DEFAULT_ROWS);
+        return (int) Math.max(MIN_SCALED_SHARED_BUFFERS, Math.min(DEFAULT_SHARED_BUFFERS, scaled));
+    }
     /** The table's name in the drill's catalog. */
     public static final String TABLE = "t";
+    /** The third article's table (random {@code val}, indexed) for the bitmap heap and index scan cases. */
+    public static final String PREFETCH_TABLE = "prefetch_test";
+    /** Every case group, in the order they run within a round. */
+    public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index");
     /** PostgreSQL's default {@code effective_io_concurrency}, used by the OS-warm case. */
     public static final int DEFAULT_EIC_VALUE = 16;
 
@@ -53,12 +72,41 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
         if (segmentBlocks < 1) {
             throw new IllegalArgumentException("segment size must be at least 1 block");
         }
+        cases = cases == null || cases.isEmpty() ? ALL_CASES : List.copyOf(cases);
+        for (String c : cases) {
+            if (!ALL_CASES.contains(c)) {
+                throw new IllegalArgumentException("--cases: unknown case \"" + c + "\"; use " + String.join(",", ALL_CASES));
+            }
+        }
+    }
+
+    /** The same options with other cases. */
+    public DrillOptions withCases(List<String> c) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio);
+    }
+
+    /** The same options with fio on or off. */
+    public DrillOptions withFio(boolean on) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on);
+    }
+
+    /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}) runs. */
+    public boolean runs(String group) {
+        return cases.contains(group);
+    }
+
+    /** Parses {@code "seq,bitmap"}; empty or {@code all} = every case. */
+    public static List<String> parseCases(String text) {
+        if (text == null || text.isBlank() || text.trim().equals("all")) {
+            return ALL_CASES;
+        }
+        return java.util.Arrays.stream(text.split(",")).map(String::trim).filter(x -> !x.isEmpty()).distinct().toList();
     }
 
     /** The defaults of issue 9, in {@code dataDir}. */
     public static DrillOptions defaults(Path dataDir, Path resultsDir) {
         return new DrillOptions(DEFAULT_ROWS, DEFAULT_ROUNDS, List.of(), DEFAULT_EIC, DEFAULT_SHARED_BUFFERS, dataDir, resultsDir,
-                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1);
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, ALL_CASES, true);
     }
 
     /** Parses {@code "1,16,64"}. */

@@ -11,15 +11,26 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.pageio.console.TextTable;
+import org.pageio.console.drill.DrillCase.Scan;
 import org.pageio.console.drill.DrillResult.CaseResult;
 import org.pageio.console.drill.DrillResult.Series;
 import org.pageio.console.drill.DrillResult.Stats;
+import org.pageio.console.drill.DrillResult.TableFigures;
 
-/** The drill's result as the first article's table (text, Markdown), JSON, and a plain-language reading. */
+/**
+ * The drill's result as the first article's table (text, Markdown), JSON, an SVG bar chart, and
+ * a plain-language reading. Ratios are speed ratios: the reference's median time divided by the
+ * series' median time, so above 1 means faster than the reference.
+ */
 public final class DrillReport {
 
-    static final String[] HEADER = {"method", "execution ms", "I/O wait ms", "min–max ms", "MB/s", "bytes/read", "time vs sync",
-            "time vs baseline", "runs counted"};
+    static final String[] HEADER = {"method", "execution ms", "I/O wait ms", "min–max ms", "MB/s", "bytes/read", "shared hit",
+            "speed vs sync", "vs best Java", "vs best fio", "runs counted"};
+
+    /** The target of issue 9: the best method's cold sequential bandwidth against fio's best sequential. */
+    static final double FIO_SEQ_TARGET = 0.9;
+    /** The target of issue 9: the best method's bitmap heap scan against sync. */
+    static final double BITMAP_SYNC_TARGET = 3.0;
 
     private final DrillResult r;
 
@@ -31,40 +42,52 @@ public final class DrillReport {
         return String.format(Locale.ROOT, "%.1f", nanos / 1e6);
     }
 
-    private static String ratio(Stats s, Stats ref) {
-        if (s == null || ref == null || ref.medianNanos() == 0) {
-            return "–";
+    /** How many times faster {@code s} is than {@code ref}, or NaN. */
+    static double speed(Series s, Series ref) {
+        if (s == null || ref == null || s.stats() == null || ref.stats() == null || s.stats().medianNanos() == 0) {
+            return Double.NaN;
         }
-        return String.format(Locale.ROOT, "%.2f×", (double) s.medianNanos() / ref.medianNanos());
+        return (double) ref.stats().medianNanos() / s.stats().medianNanos();
+    }
+
+    private static String x(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.2f×", v);
     }
 
     /** The rows of one case, as cells. */
     private List<Object[]> rows(CaseResult c) {
         Series sync = c.series("sync");
-        Stats syncStats = sync == null ? null : sync.stats();
-        Series base = c.fastestBaseline();
-        Stats baseStats = base == null ? null : base.stats();
+        Series java = c.fastestBaseline();
+        Series fio = c.fastestFio();
+        long bytes = c.drillCase().bytes();
         List<Object[]> out = new ArrayList<>();
         for (Series s : c.series()) {
             Stats st = s.stats();
             String name = s.baseline() ? s.name() + " (baseline)" : s.name();
             if (st == null) {
-                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
+                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
                 continue;
             }
             out.add(new Object[] {name, ms(st.medianNanos()), st.medianWaitNanos() < 0 ? "–" : ms(st.medianWaitNanos()),
-                    ms(st.minNanos()) + "–" + ms(st.maxNanos()), String.format(Locale.ROOT, "%.0f", st.mbPerSecond(r.tableBytes())),
-                    String.format(Locale.ROOT, "%.0f", st.bytesPerRead()), s.baseline() ? "–" : ratio(st, syncStats),
-                    base == null || s == base ? "–" : ratio(st, baseStats), st.counted() + "/" + st.runs()});
+                    ms(st.minNanos()) + "–" + ms(st.maxNanos()), String.format(Locale.ROOT, "%.0f", st.mbPerSecond(bytes)),
+                    String.format(Locale.ROOT, "%.0f", st.bytesPerRead()), s.baseline() ? "–" : String.valueOf(st.medianHits()),
+                    s.baseline() ? "–" : x(speed(s, sync)), s == java || java == null ? "–" : x(speed(s, java)),
+                    s == fio || fio == null ? "–" : x(speed(s, fio)), st.counted() + "/" + st.runs()});
         }
         return out;
     }
 
     private String heading() {
-        return String.format(Locale.ROOT, "pageio drill, %s: table t, %,d rows, %,d blocks (%s); shared_buffers=%dMB;"
-                        + " io_combine_limit=%dkB; %d round(s), interleaved; medians over the runs that counted",
-                DateTimeFormatter.ISO_INSTANT.format(r.started().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)), r.rows(),
-                r.blocks(), Drill.mb(r.tableBytes()), r.sharedBuffers() / 128, r.readSize() / 1024, r.options().rounds());
+        StringBuilder t = new StringBuilder();
+        for (TableFigures f : r.tables()) {
+            t.append(t.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %,d rows (%,d blocks, %s%s)", f.name(), f.rows(),
+                    f.blocks(), Drill.mb(f.bytes()), f.indexBlocks() > 0 ? String.format(Locale.ROOT, "; index on val %,d blocks",
+                            f.indexBlocks()) : ""));
+        }
+        return String.format(Locale.ROOT, "pageio drill, %s: %s; shared_buffers=%dMB; io_combine_limit=%dkB; %d round(s),"
+                        + " interleaved; medians over the runs that counted",
+                DateTimeFormatter.ISO_INSTANT.format(r.started().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)), t,
+                r.sharedBuffers() / 128, r.readSize() / 1024, r.options().rounds());
     }
 
     /** The aligned text for the terminal. */
@@ -72,7 +95,7 @@ public final class DrillReport {
         StringBuilder b = new StringBuilder(heading()).append("\n");
         for (CaseResult c : r.cases()) {
             b.append('\n').append(c.drillCase().title()).append('\n');
-            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8);
+            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
             for (Object[] row : rows(c)) {
                 t.row(row);
             }
@@ -88,60 +111,138 @@ public final class DrillReport {
 
     private String notes() {
         StringBuilder b = new StringBuilder();
-        b.append("Cold: before each cold run the table's files were fdatasync'ed and evicted with posix_fadvise(DONTNEED);"
-                + " a run counts only if mincore found 0% of them resident. OS-warm: the files stay in the page cache;"
-                + " every run of a method starts with a fresh, empty buffer pool.\n");
+        b.append("Cold: before each cold run the case's files (heap, and index for the index-driven scans) were fdatasync'ed and"
+                + " evicted with posix_fadvise(DONTNEED); a run counts only if mincore found 0% of them resident. OS-warm: the files"
+                + " stay in the page cache. Every run of a method starts with a fresh, empty buffer pool.\n");
         b.append("I/O wait = time the scan waited for reads (EXPLAIN's I/O Timings). bytes/read = stat_io read_bytes / reads."
-                + " time vs X = median ÷ X's median (below 1 = faster).\n");
-        b.append("Baselines: FileChannel = the same files read with one ").append(r.readSize() / 1024)
-                .append(" kB positional read at a time; AsynchronousFileChannel = the same reads with")
-                .append(" effective_io_concurrency of them in flight. ").append(r.fio()).append('.');
+                + " shared hit = buffers found in shared buffers (an index scan's repeated blocks). MB/s = bytes the case needs"
+                + " (whole heap, or its distinct heap blocks) / median time. speed vs X = X's median / this median (above 1 ="
+                + " faster than X); best Java = the faster of FileChannel and AsynchronousFileChannel.\n");
+        b.append("Baselines on the same files and blocks: FileChannel = one positional read at a time (").append(r.readSize() / 1024)
+                .append(" kB for a sequential scan, 8 kB per heap fetch otherwise, in the scan's order); AsynchronousFileChannel ="
+                        + " the same reads with effective_io_concurrency of them in flight; fio = sequential 128 KiB at depth 16"
+                        + " (buffered and O_DIRECT) over t's segment files, random 8 KiB at depth 64 (O_DIRECT) over prefetch_test's,"
+                        + " as many bytes as the scan's distinct blocks. ")
+                .append(r.fio()).append('.');
         for (Map.Entry<String, String> e : r.unavailable().entrySet()) {
             b.append("\nio_method=").append(e.getKey()).append(" is not available here: ").append(e.getValue());
         }
         return b.toString();
     }
 
+    private List<CaseResult> cases(Scan scan, boolean cold) {
+        return r.cases().stream().filter(c -> c.drillCase().scan() == scan && c.drillCase().cold() == cold).toList();
+    }
+
     /** A short plain-language reading of the result. */
     public List<String> reading() {
         List<String> out = new ArrayList<>();
+        List<CaseResult> seq = cases(Scan.SEQ, true);
         CaseResult main = null;
-        CaseResult warm = null;
-        List<CaseResult> cold = new ArrayList<>();
-        for (CaseResult c : r.cases()) {
-            if (c.drillCase().cold()) {
-                cold.add(c);
-                if (main == null || c.drillCase().eic() == DrillOptions.DEFAULT_EIC_VALUE) {
-                    main = c;
-                }
-            } else {
-                warm = c;
+        for (CaseResult c : seq) {
+            if (main == null || c.drillCase().eic() == DrillOptions.DEFAULT_EIC_VALUE) {
+                main = c;
             }
         }
+        List<CaseResult> warmCases = cases(Scan.SEQ, false);
+        CaseResult warm = warmCases.isEmpty() ? null : warmCases.get(0);
         int refused = 0;
-        for (CaseResult c : cold) {
-            for (Series s : c.series()) {
-                refused += (int) s.samples().stream().filter(x -> !x.counted()).count();
+        for (CaseResult c : r.cases()) {
+            if (c.drillCase().cold()) {
+                for (Series s : c.series()) {
+                    refused += (int) s.samples().stream().filter(x -> !x.counted() && x.note() != null && x.note().startsWith("not cold"))
+                            .count();
+                }
             }
         }
         if (refused > 0) {
-            out.add(refused + " cold run(s) were not counted: pages of the table stayed in the page cache after eviction"
+            out.add(refused + " cold run(s) were not counted: pages of the files stayed in the page cache after eviction"
                     + " (something has the files mapped or is reading them). See the NOT COUNTED lines.");
         }
         if (main != null) {
-            out.add("Cold, effective_io_concurrency=" + main.drillCase().eic() + ": " + compare(main) + ".");
-            Series best = fastestMethod(main);
-            if (best != null && best.stats().mbPerSecond(r.tableBytes()) > 1000) {
-                out.add(String.format(Locale.ROOT, "Cold reads ran at %.0f MB/s: faster than most real disks, so a cache below this"
-                        + " machine (a virtual disk's host) probably served them. Cloud block storage will look different.",
-                        best.stats().mbPerSecond(r.tableBytes())));
+            out.add("Cold count(*), effective_io_concurrency=" + main.drillCase().eic() + ": " + compare(main) + ".");
+            // the best method over every cold sequential case, against fio's best sequential job
+            Series best = null;
+            CaseResult bestCase = null;
+            for (CaseResult c : seq) {
+                Series m = c.fastestMethod();
+                if (m != null && (best == null || m.stats().medianNanos() < best.stats().medianNanos())) {
+                    best = m;
+                    bestCase = c;
+                }
             }
-            Series base = main.fastestBaseline();
-            if (best != null && base != null && base.stats() != null) {
-                double ratio = (double) best.stats().medianNanos() / base.stats().medianNanos();
-                out.add(String.format(Locale.ROOT, "The fastest method, %s, took %.2f× the time of plain %s reads of the same files"
-                        + " (which do no page checks and no buffer management).", best.name(), ratio, base.name()));
+            if (best != null) {
+                long bytes = bestCase.drillCase().bytes();
+                double mbs = best.stats().mbPerSecond(bytes);
+                StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "Fastest cold sequential scan: %s at"
+                        + " effective_io_concurrency=%d, %.0f MB/s", best.name(), bestCase.drillCase().eic(), mbs));
+                Series fio = main.fastestFio();
+                if (fio != null) {
+                    double f = fio.stats().mbPerSecond(bytes);
+                    s.append(String.format(Locale.ROOT, "; fio's best sequential (%s) %.0f MB/s, so %s reaches %.0f%% of fio (target"
+                            + " %.0f%%: %s)", fio.name(), f, best.name(), 100 * mbs / f, 100 * FIO_SEQ_TARGET,
+                            mbs / f >= FIO_SEQ_TARGET ? "met" : "not met"));
+                } else {
+                    s.append("; no fio figure in this run");
+                }
+                out.add(s.append('.').toString());
+                if (mbs > 1000) {
+                    out.add(String.format(Locale.ROOT, "Cold reads ran at %.0f MB/s: faster than most real disks, so a cache below this"
+                            + " machine (a virtual disk's host) probably served them. Cloud block storage will look different.", mbs));
+                }
             }
+        }
+        for (CaseResult c : r.cases()) {
+            if (c.drillCase().scan() == Scan.SEQ) {
+                continue;
+            }
+            Series best = c.fastestMethod();
+            Series sync = c.series("sync");
+            String what = c.drillCase().scan() == Scan.BITMAP ? "Bitmap heap scan" : "Index scan";
+            if (best == null) {
+                out.add(what + ", cold: no run counted.");
+                continue;
+            }
+            StringBuilder s = new StringBuilder(what + ", cold: " + compare(c));
+            if (sync != null && best != sync && sync.stats() != null) {
+                double v = speed(best, sync);
+                s.append(String.format(Locale.ROOT, "; the fastest, %s, is %.2f× as fast as sync", best.name(), v));
+                if (c.drillCase().scan() == Scan.BITMAP) {
+                    s.append(String.format(Locale.ROOT, " (target %.0f×: %s)", BITMAP_SYNC_TARGET, v >= BITMAP_SYNC_TARGET ? "met"
+                            : "not met"));
+                }
+            }
+            Series fio = c.fastestFio();
+            if (fio != null) {
+                s.append(String.format(Locale.ROOT, "; fio's random 8 KiB reads at depth 64 of as many bytes took %s ms (%s reaches"
+                        + " %.0f%% of fio's speed)", ms(fio.stats().medianNanos()), best.name(), 100 * speed(best, fio)));
+            }
+            if (c.drillCase().scan() == Scan.INDEX && best.stats().medianHits() > 0) {
+                s.append(String.format(Locale.ROOT, "; of its %,d heap fetches, %,d found their block in shared buffers (shared hit)"
+                        + " instead of reading it again", fetchesOf(c), best.stats().medianHits()));
+            }
+            out.add(s.append('.').toString());
+        }
+        // does the best method beat both Java baselines on every cold case?
+        List<String> lost = new ArrayList<>();
+        int coldCases = 0;
+        for (CaseResult c : r.cases()) {
+            if (!c.drillCase().cold()) {
+                continue;
+            }
+            coldCases++;
+            Series best = c.fastestMethod();
+            Series java = c.fastestBaseline();
+            if (best != null && java != null && best.stats().medianNanos() >= java.stats().medianNanos()) {
+                lost.add(String.format(Locale.ROOT, "%s (%s %s ms, %s %s ms)", c.drillCase().id(), best.name(),
+                        ms(best.stats().medianNanos()), java.name(), ms(java.stats().medianNanos())));
+            }
+        }
+        if (coldCases > 0) {
+            out.add(lost.isEmpty() ? "On every cold case the fastest method beat both FileChannel and AsynchronousFileChannel."
+                    : "The fastest method did not beat the best Java baseline on: " + String.join("; ", lost)
+                            + ". The Java baselines do no page checks and no buffer management, so this is what the buffer manager costs"
+                            + " there.");
         }
         if (warm != null) {
             String w = "OS page cache warm (shared buffers empty): " + compare(warm);
@@ -158,23 +259,23 @@ public final class DrillReport {
             }
             out.add(w + ".");
         }
-        if (cold.size() > 1) {
+        if (seq.size() > 1) {
             for (String m : r.methods()) {
                 StringBuilder b = new StringBuilder();
-                for (CaseResult c : cold) {
+                for (CaseResult c : seq) {
                     Series s = c.series(m);
                     b.append(b.isEmpty() ? "" : ", ").append("eic ").append(c.drillCase().eic()).append(": ")
                             .append(s == null || s.stats() == null ? "–" : ms(s.stats().medianNanos()) + " ms");
                 }
-                out.add("effective_io_concurrency, cold, " + m + ": " + b + ".");
+                out.add("effective_io_concurrency, cold count(*), " + m + ": " + b + ".");
             }
         }
         if (main != null) {
             Series any = main.series(r.methods().get(0));
             if (any != null && any.stats() != null) {
                 double kb = any.stats().bytesPerRead() / 1024;
-                out.add(String.format(Locale.ROOT, "Reads averaged %.0f kB (io_combine_limit is %d kB): %s", kb, r.readSize() / 1024,
-                        kb >= 0.9 * r.readSize() / 1024 ? "adjacent blocks were combined into full-size reads."
+                out.add(String.format(Locale.ROOT, "count(*) reads averaged %.0f kB (io_combine_limit is %d kB): %s", kb,
+                        r.readSize() / 1024, kb >= 0.9 * r.readSize() / 1024 ? "adjacent blocks were combined into full-size reads."
                                 : "fewer blocks were combined than the limit allows."));
             }
         }
@@ -184,21 +285,17 @@ public final class DrillReport {
         return out;
     }
 
-    private static Series fastestMethod(CaseResult c) {
-        Series best = null;
-        for (Series s : c.series()) {
-            if (!s.baseline() && s.stats() != null && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
-                best = s;
-            }
-        }
-        return best;
+    /** The index case's heap fetches: what the Java baselines read (one 8 kB read per fetch). */
+    private static long fetchesOf(CaseResult c) {
+        Series fc = c.series(Drill.FILE_CHANNEL);
+        return fc == null || fc.samples().isEmpty() ? 0 : fc.samples().get(0).reads();
     }
 
     /** "worker 5% faster than sync (ranges overlap: within the noise), io_uring 15% faster". */
     private static String compare(CaseResult c) {
         Series sync = c.series("sync");
         if (sync == null || sync.stats() == null) {
-            Series best = fastestMethod(c);
+            Series best = c.fastestMethod();
             return best == null ? "no run counted" : "fastest method " + best.name() + " at " + ms(best.stats().medianNanos()) + " ms";
         }
         Stats ref = sync.stats();
@@ -213,11 +310,14 @@ public final class DrillReport {
                 parts.add(s.name() + ": no run counted");
                 continue;
             }
-            double d = 1 - (double) st.medianNanos() / ref.medianNanos();
-            String rel = Math.abs(d) < 0.02 ? "about the same as sync"
-                    : String.format(Locale.ROOT, "%.0f%% %s than sync", Math.abs(d) * 100, d > 0 ? "faster" : "slower");
+            double v = (double) ref.medianNanos() / st.medianNanos();
+            String rel = Math.abs(v - 1) < 0.02 ? "about the same as sync"
+                    : v >= 1.5 ? String.format(Locale.ROOT, "%.1f× as fast as sync", v)
+                    : v <= 1 / 1.5 ? String.format(Locale.ROOT, "takes %.1f× as long as sync", 1 / v)
+                    : String.format(Locale.ROOT, "%.0f%% %s than sync", Math.abs(1 - 1 / v) * 100, v > 1 ? "faster" : "slower");
             boolean overlap = st.minNanos() <= ref.maxNanos() && ref.minNanos() <= st.maxNanos();
-            parts.add(s.name() + " " + rel + (overlap && Math.abs(d) >= 0.02 && st.counted() > 1 ? " (min–max ranges overlap: within the noise)" : ""));
+            parts.add(s.name() + " " + rel + (overlap && Math.abs(v - 1) >= 0.02 && st.counted() > 1
+                    ? " (min–max ranges overlap: within the noise)" : ""));
         }
         return String.join(", ", parts);
     }
@@ -243,14 +343,14 @@ public final class DrillReport {
         for (String s : reading()) {
             b.append("- ").append(s).append('\n');
         }
-        b.append("\n## Every run\n\n| case | method | round | execution ms | I/O wait ms | reads | read bytes | residency before | counted |\n"
-                + "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+        b.append("\n## Every run\n\n| case | method | round | execution ms | I/O wait ms | reads | read bytes | shared hit"
+                + " | residency before | counted |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
         for (CaseResult c : r.cases()) {
             for (Series s : c.series()) {
                 for (Sample x : s.samples()) {
-                    b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %d | %d | %s | %s |%n", c.drillCase().id(), s.name(),
-                            x.round(), ms(x.executionNanos()), x.ioWaitNanos() < 0 ? "–" : ms(x.ioWaitNanos()), x.reads(), x.readBytes(),
-                            Drill.percent(x.residency()), x.counted() ? "yes" : "no: " + x.note()));
+                    b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %d | %d | %d | %s | %s |%n", c.drillCase().id(),
+                            s.name(), x.round(), ms(x.executionNanos()), x.ioWaitNanos() < 0 ? "–" : ms(x.ioWaitNanos()), x.reads(),
+                            x.readBytes(), x.hits(), Drill.percent(x.residency()), x.counted() ? "yes" : "no: " + x.note()));
                 }
             }
         }
@@ -265,12 +365,19 @@ public final class DrillReport {
         b.append("  \"elapsed_ms\": ").append(num(r.elapsedNanos() / 1e6)).append(",\n");
         b.append("  \"options\": {\"rows\": ").append(o.rows()).append(", \"rounds\": ").append(o.rounds())
                 .append(", \"methods\": ").append(strings(r.methods())).append(", \"eic\": ").append(o.eic())
+                .append(", \"cases\": ").append(strings(o.cases())).append(", \"fio\": ").append(o.fio())
                 .append(", \"shared_buffers_blocks\": ").append(r.sharedBuffers()).append(", \"io_combine_limit_bytes\": ")
                 .append(r.readSize()).append(", \"segment_blocks\": ").append(o.segmentBlocks()).append(", \"seed\": ")
                 .append(o.seed()).append(", \"data\": ").append(q(o.dataDir().toString())).append("},\n");
-        b.append("  \"table\": {\"name\": \"t\", \"rows\": ").append(r.rows()).append(", \"blocks\": ").append(r.blocks())
-                .append(", \"bytes\": ").append(r.tableBytes()).append(", \"reused\": ").append(r.reused())
-                .append(", \"load_ms\": ").append(num(r.loadNanos() / 1e6)).append("},\n");
+        b.append("  \"tables\": [");
+        for (int i = 0; i < r.tables().size(); i++) {
+            TableFigures f = r.tables().get(i);
+            b.append(i == 0 ? "\n" : ",\n").append("    {\"name\": ").append(q(f.name())).append(", \"rows\": ").append(f.rows())
+                    .append(", \"blocks\": ").append(f.blocks()).append(", \"bytes\": ").append(f.bytes()).append(", \"index_blocks\": ")
+                    .append(f.indexBlocks()).append(", \"reused\": ").append(f.reused()).append(", \"load_ms\": ")
+                    .append(num(f.loadNanos() / 1e6)).append('}');
+        }
+        b.append("\n  ],\n");
         b.append("  \"environment\": {\"java\": ").append(q(System.getProperty("java.version"))).append(", \"os\": ")
                 .append(q(System.getProperty("os.name") + " " + System.getProperty("os.version"))).append(", \"cpus\": ")
                 .append(Runtime.getRuntime().availableProcessors()).append("},\n");
@@ -283,13 +390,18 @@ public final class DrillReport {
         b.append("},\n  \"fio\": ").append(q(r.fio())).append(",\n  \"cases\": [\n");
         for (int ci = 0; ci < r.cases().size(); ci++) {
             CaseResult c = r.cases().get(ci);
+            Series sync = c.series("sync");
+            Series java = c.fastestBaseline();
+            Series fio = c.fastestFio();
             b.append("    {\"id\": ").append(q(c.drillCase().id())).append(", \"title\": ").append(q(c.drillCase().title()))
+                    .append(", \"scan\": ").append(q(c.drillCase().scan().name().toLowerCase(Locale.ROOT)))
                     .append(", \"cold\": ").append(c.drillCase().cold()).append(", \"effective_io_concurrency\": ")
-                    .append(c.drillCase().eic()).append(", \"series\": [\n");
+                    .append(c.drillCase().eic()).append(", \"bytes\": ").append(c.drillCase().bytes()).append(", \"series\": [\n");
             for (int si = 0; si < c.series().size(); si++) {
                 Series s = c.series().get(si);
                 Stats st = s.stats();
-                b.append("      {\"name\": ").append(q(s.name())).append(", \"baseline\": ").append(s.baseline());
+                b.append("      {\"name\": ").append(q(s.name())).append(", \"baseline\": ").append(s.baseline())
+                        .append(", \"fio\": ").append(s.fio());
                 if (s.description() != null) {
                     b.append(", \"description\": ").append(q(s.description()));
                 }
@@ -297,8 +409,11 @@ public final class DrillReport {
                     b.append(", \"median_ms\": ").append(num(st.medianNanos() / 1e6)).append(", \"io_wait_median_ms\": ")
                             .append(st.medianWaitNanos() < 0 ? "null" : num(st.medianWaitNanos() / 1e6)).append(", \"min_ms\": ")
                             .append(num(st.minNanos() / 1e6)).append(", \"max_ms\": ").append(num(st.maxNanos() / 1e6))
-                            .append(", \"mb_per_s\": ").append(num(st.mbPerSecond(r.tableBytes()))).append(", \"bytes_per_read\": ")
-                            .append(num(st.bytesPerRead()));
+                            .append(", \"mb_per_s\": ").append(num(st.mbPerSecond(c.drillCase().bytes()))).append(", \"bytes_per_read\": ")
+                            .append(num(st.bytesPerRead())).append(", \"shared_hit_median\": ").append(st.medianHits())
+                            .append(", \"speed_vs_sync\": ").append(numOrNull(s.baseline() ? Double.NaN : speed(s, sync)))
+                            .append(", \"speed_vs_best_java\": ").append(numOrNull(speed(s, java)))
+                            .append(", \"speed_vs_best_fio\": ").append(numOrNull(speed(s, fio)));
                 }
                 b.append(", \"runs\": [");
                 for (int i = 0; i < s.samples().size(); i++) {
@@ -306,7 +421,8 @@ public final class DrillReport {
                     b.append(i == 0 ? "\n" : ",\n").append("        {\"round\": ").append(x.round()).append(", \"execution_ms\": ")
                             .append(num(x.executionNanos() / 1e6)).append(", \"io_wait_ms\": ")
                             .append(x.ioWaitNanos() < 0 ? "null" : num(x.ioWaitNanos() / 1e6)).append(", \"reads\": ").append(x.reads())
-                            .append(", \"read_bytes\": ").append(x.readBytes()).append(", \"resident_pages\": ").append(x.residentPages())
+                            .append(", \"read_bytes\": ").append(x.readBytes()).append(", \"shared_hit\": ").append(x.hits())
+                            .append(", \"resident_pages\": ").append(x.residentPages())
                             .append(", \"total_pages\": ").append(x.totalPages()).append(", \"counted\": ").append(x.counted())
                             .append(", \"note\": ").append(x.note() == null ? "null" : q(x.note())).append('}');
                 }
@@ -318,17 +434,28 @@ public final class DrillReport {
         return b.toString();
     }
 
+    /** The SVG bar chart of the medians with min–max whiskers, one panel per case. */
+    public String svg() {
+        return DrillChart.svg(heading(), r);
+    }
+
+    /** The file name stem of this result: its start time, {@code yyyyMMdd'T'HHmmss'Z'}. */
+    public String stamp() {
+        return DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC).format(r.started());
+    }
+
     /**
-     * Writes {@code <timestamp>.json} and {@code <timestamp>.md} into {@code dir} (created if
-     * needed), each through a temporary file and a rename; returns the JSON file.
+     * Writes {@code <timestamp>.json}, {@code .md} and {@code .svg} into {@code dir} (created if
+     * needed), each through a temporary file and a rename, the JSON last (so a reader that finds
+     * the newest JSON finds its Markdown and chart next to it); returns the JSON file.
      */
     public Path write(Path dir) throws IOException {
         Files.createDirectories(dir);
-        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC).format(r.started());
-        Path json = dir.resolve(stamp + ".json");
-        Path md = dir.resolve(stamp + ".md");
+        String stamp = stamp();
+        Path json = dir.resolve(stamp + DrillResults.JSON);
+        writeAtomically(dir.resolve(stamp + DrillResults.MARKDOWN), markdown());
+        writeAtomically(dir.resolve(stamp + DrillResults.SVG), svg());
         writeAtomically(json, json());
-        writeAtomically(md, markdown());
         return json;
     }
 
@@ -340,6 +467,10 @@ public final class DrillReport {
 
     private static String num(double v) {
         return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String numOrNull(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : num(v);
     }
 
     private static String strings(List<String> list) {

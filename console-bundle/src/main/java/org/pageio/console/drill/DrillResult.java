@@ -11,11 +11,7 @@ import java.util.Map;
  * @param options       what ran
  * @param started       when
  * @param elapsedNanos  the whole drill, load included
- * @param rows          rows of {@code t}
- * @param blocks        heap blocks of {@code t}
- * @param tableBytes    bytes of {@code t}'s files
- * @param reused        whether {@code t} was already loaded with this spec
- * @param loadNanos     the load's time (0 when reused)
+ * @param tables        the tables the cases read ({@code t}, {@code prefetch_test})
  * @param methods       the methods compared
  * @param unavailable   registered methods that cannot run here, with the cause
  * @param fio           what became of the fio baseline
@@ -23,9 +19,37 @@ import java.util.Map;
  * @param readSize      {@code io_combine_limit} in bytes
  * @param sharedBuffers {@code shared_buffers} in blocks
  */
-public record DrillResult(DrillOptions options, Instant started, long elapsedNanos, long rows, long blocks, long tableBytes,
-        boolean reused, long loadNanos, List<String> methods, Map<String, String> unavailable, String fio,
-        List<CaseResult> cases, int readSize, int sharedBuffers) {
+public record DrillResult(DrillOptions options, Instant started, long elapsedNanos, List<TableFigures> tables,
+        List<String> methods, Map<String, String> unavailable, String fio, List<CaseResult> cases, int readSize,
+        int sharedBuffers) {
+
+    /**
+     * A table of the drill.
+     *
+     * @param name        {@code t} or {@code prefetch_test}
+     * @param rows        rows
+     * @param blocks      heap blocks
+     * @param bytes       heap bytes
+     * @param indexBlocks blocks of its index on {@code val}, 0 when it has none
+     * @param reused      whether it was already loaded (and indexed) with this spec
+     * @param loadNanos   load and index build time (0 when reused)
+     */
+    public record TableFigures(String name, long rows, long blocks, long bytes, long indexBlocks, boolean reused, long loadNanos) {
+    }
+
+    public DrillResult {
+        tables = List.copyOf(tables);
+    }
+
+    /** The table called {@code name}, or null. */
+    public TableFigures table(String name) {
+        return tables.stream().filter(t -> t.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** Whether every table was reused. */
+    public boolean reused() {
+        return tables.stream().allMatch(TableFigures::reused);
+    }
 
     /** One case's series. */
     public record CaseResult(DrillCase drillCase, List<Series> series) {
@@ -34,11 +58,34 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             return series.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
         }
 
-        /** The baseline with the lowest median, or null. */
+        /** The Java baseline ({@code FileChannel}, {@code AsynchronousFileChannel}) with the lowest median, or null. */
         public Series fastestBaseline() {
             Series best = null;
             for (Series s : series) {
-                if (s.baseline() && s.stats() != null && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
+                if (s.baseline() && !s.fio() && s.stats() != null
+                        && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
+                    best = s;
+                }
+            }
+            return best;
+        }
+
+        /** The fio baseline with the lowest median, or null. */
+        public Series fastestFio() {
+            Series best = null;
+            for (Series s : series) {
+                if (s.fio() && s.stats() != null && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
+                    best = s;
+                }
+            }
+            return best;
+        }
+
+        /** The method (not a baseline) with the lowest median, or null. */
+        public Series fastestMethod() {
+            Series best = null;
+            for (Series s : series) {
+                if (!s.baseline() && s.stats() != null && (best == null || s.stats().medianNanos() < best.stats().medianNanos())) {
                     best = s;
                 }
             }
@@ -53,6 +100,11 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             samples = List.copyOf(samples);
         }
 
+        /** Whether this is a fio baseline. */
+        public boolean fio() {
+            return name.startsWith("fio ");
+        }
+
         /** Medians over the counted runs, or null when none counted. */
         public Stats stats() {
             List<Sample> ok = samples.stream().filter(Sample::counted).toList();
@@ -63,8 +115,9 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             long[] wait = ok.stream().mapToLong(Sample::ioWaitNanos).sorted().toArray();
             long reads = ok.stream().mapToLong(Sample::reads).sum();
             long bytes = ok.stream().mapToLong(Sample::readBytes).sum();
+            long[] hits = ok.stream().mapToLong(Sample::hits).sorted().toArray();
             return new Stats(ok.size(), samples.size(), median(exec), wait[0] < 0 ? -1 : median(wait), exec[0], exec[exec.length - 1],
-                    reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes());
+                    reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes(), median(hits));
         }
 
         static long median(long[] sorted) {
@@ -82,9 +135,10 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
      * @param maxNanos       slowest counted run
      * @param bytesPerRead   read_bytes / reads over the counted runs
      * @param bytesPerRun    bytes read by one run
+     * @param medianHits     median of shared buffer hits (0 for baselines)
      */
     public record Stats(int counted, int runs, long medianNanos, long medianWaitNanos, long minNanos, long maxNanos,
-            double bytesPerRead, long bytesPerRun) {
+            double bytesPerRead, long bytesPerRun, long medianHits) {
 
         /** MB/s of the table at the median time. */
         public double mbPerSecond(long tableBytes) {

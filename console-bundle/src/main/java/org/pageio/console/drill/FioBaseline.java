@@ -1,9 +1,68 @@
 package org.pageio.console.drill;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** fio as a baseline: so far only whether it is installed (running it is a TODO of issue 9). */
+/**
+ * fio as a baseline on the drill's own segment files (issue 9): sequential 128 KiB reads at
+ * depth 16, buffered and direct, and random 8 KiB reads at depth 64, direct, all with fio's
+ * {@code io_uring} engine and {@code --readonly}. The time is fio's own {@code read.runtime}
+ * (start-up excluded). Stateless; any thread.
+ */
 final class FioBaseline {
+
+    /** The fio jobs of the drill. */
+    enum Job {
+        SEQ_BUFFERED("fio seq buffered", "read", 128, 16, false),
+        SEQ_DIRECT("fio seq direct", "read", 128, 16, true),
+        RAND_DIRECT("fio rand direct", "randread", 8, 64, true);
+
+        final String series;
+        final String rw;
+        final int kib;
+        final int depth;
+        final boolean direct;
+
+        Job(String series, String rw, int kib, int depth, boolean direct) {
+            this.series = series;
+            this.rw = rw;
+            this.kib = kib;
+            this.depth = depth;
+            this.direct = direct;
+        }
+
+        String description() {
+            return String.format(Locale.ROOT, "fio %s, %d KiB at depth %d, %s, io_uring engine", rw, kib, depth,
+                    direct ? "O_DIRECT" : "buffered");
+        }
+
+        static Job bySeries(String name) {
+            for (Job j : values()) {
+                if (j.series.equals(name)) {
+                    return j;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * One fio run.
+     *
+     * @param runtimeNanos fio's read runtime
+     * @param ioBytes      bytes read
+     * @param ios          I/Os completed
+     */
+    record Result(long runtimeNanos, long ioBytes, long ios) {
+    }
 
     private FioBaseline() {
     }
@@ -24,9 +83,90 @@ final class FioBaseline {
     }
 
     /** One line for the report. */
-    static String note() {
-        String p = path();
-        return p == null ? "fio is not installed (apt-get install fio), so there is no fio baseline"
-                : "fio is installed (" + p + ") but the drill does not run it yet";
+    static String note(boolean enabled) {
+        return note(path(), enabled);
+    }
+
+    /** One line for the report, fio being at {@code p} (null = not installed). */
+    static String note(String p, boolean enabled) {
+        if (p == null) {
+            return "fio is not installed: apt-get install fio (there is no fio baseline in this run)";
+        }
+        return enabled ? "fio (" + p + ") ran on the same files, cold the same way"
+                : "fio is installed (" + p + ") but was switched off for this run (--no-fio)";
+    }
+
+    /** The command line of one job over {@code files}; {@code ioBytes} 0 = the whole files once. */
+    static List<String> command(String fio, Job job, List<Path> files, long ioBytes) {
+        StringBuilder names = new StringBuilder();
+        for (Path f : files) {
+            names.append(names.isEmpty() ? "" : ":").append(f.toAbsolutePath().toString().replace(":", "\\:"));
+        }
+        List<String> cmd = new ArrayList<>(List.of(fio, "--name=pageio-drill", "--filename=" + names, "--readonly",
+                "--rw=" + job.rw, "--bs=" + job.kib + "k", "--iodepth=" + job.depth, "--direct=" + (job.direct ? 1 : 0),
+                "--ioengine=io_uring", "--output-format=json"));
+        if (job.rw.equals("read")) {
+            cmd.add("--file_service_type=sequential");
+        }
+        if (ioBytes > 0) {
+            cmd.add("--io_size=" + ioBytes);
+        }
+        return cmd;
+    }
+
+    /**
+     * Runs one job; fails with one line naming the job, the exit code and fio's first error line.
+     */
+    static Result run(String fio, Job job, List<Path> files, long ioBytes) throws IOException {
+        Process p = new ProcessBuilder(command(fio, job, files, ioBytes)).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        byte[] err;
+        String out = "";
+        try {
+            // stderr is small; read it on a thread of its own so neither pipe can fill up
+            var errReader = new java.util.concurrent.FutureTask<>(() -> p.getErrorStream().readAllBytes());
+            Thread.ofVirtual().start(errReader);
+            out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IOException(job.series + ": fio did not finish within 30 minutes");
+            }
+            err = errReader.get();
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("drill interrupted while fio ran");
+        } catch (java.util.concurrent.ExecutionException e) {
+            err = new byte[0];
+        }
+        if (p.exitValue() != 0) {
+            String first = new String(err, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).findFirst()
+                    .orElse(out.lines().filter(l -> l.contains("error") || l.startsWith("fio:")).findFirst().orElse("no message"));
+            throw new IOException(job.series + ": fio exited with " + p.exitValue() + ": " + first.strip());
+        }
+        return parse(job, out);
+    }
+
+    private static final Pattern READ = Pattern.compile("\"read\"\\s*:\\s*\\{");
+
+    /** Reads {@code jobs[0].read.io_bytes}, {@code runtime} (ms) and {@code total_ios} from fio's JSON. */
+    static Result parse(Job job, String json) throws IOException {
+        Matcher m = READ.matcher(json);
+        if (!m.find()) {
+            throw new IOException(job.series + ": fio's output has no \"read\" section");
+        }
+        String rest = json.substring(m.end());
+        long bytes = field(job, rest, "io_bytes");
+        long runtimeMs = field(job, rest, "runtime");
+        long ios = field(job, rest, "total_ios");
+        return new Result(runtimeMs * 1_000_000L, bytes, ios);
+    }
+
+    private static long field(Job job, String text, String name) throws IOException {
+        Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*(\\d+)").matcher(text);
+        if (!m.find()) {
+            throw new IOException(job.series + ": fio's output has no read." + name);
+        }
+        return Long.parseLong(m.group(1));
     }
 }

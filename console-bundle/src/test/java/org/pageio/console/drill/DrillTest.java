@@ -36,58 +36,145 @@ class DrillTest {
     Path tmp;
 
     private DrillOptions options(int rounds, List<Integer> eic) {
-        return new DrillOptions(ROWS, rounds, List.of("sync"), eic, 1024, tmp.resolve("drill"), tmp.resolve("results"), 128, 1);
+        return new DrillOptions(ROWS, rounds, List.of("sync"), eic, 1024, tmp.resolve("drill"), tmp.resolve("results"), 128, 1,
+                DrillOptions.ALL_CASES, true);
     }
 
     private static DrillResult run(DrillOptions o, List<String> progress) throws Exception {
-        return new Drill(o, Map.of("sync", new SyncIoMethod()), progress::add).run();
+        return new Drill(o, Map.of("sync", new SyncIoMethod()), DrillProgress.lines(progress::add)).run();
     }
 
     @Test
     void smallDrillRunsEndToEndAndReusesTheTable() throws Exception {
+        assertTrue(FioBaseline.path() != null, "fio must be installed on this machine (apt-get install fio): the drill runs it");
         List<String> progress = new ArrayList<>();
         DrillResult r = run(options(2, List.of(1, 16)), progress);
         assertFalse(r.reused());
-        assertEquals(607, r.blocks());
-        assertEquals(List.of("seq-cold-eic1", "seq-cold-eic16", "seq-warm"), r.cases().stream().map(c -> c.drillCase().id()).toList());
+        assertEquals(607, r.table("t").blocks());
+        DrillResult.TableFigures pf = r.table("prefetch_test");
+        assertEquals(426, pf.blocks()); // 20,000 rows at 47 a page
+        assertTrue(pf.indexBlocks() > 1, "index blocks " + pf.indexBlocks());
+        assertEquals(List.of("seq-cold-eic1", "seq-cold-eic16", "seq-warm", "bitmap-cold", "index-cold"),
+                r.cases().stream().map(c -> c.drillCase().id()).toList());
+
+        // the generator's answer for val BETWEEN 20000 AND 20172, independent of the pages
+        long[] fetches = Drill.indexOrderBlocks(ROWS, 1);
+        long[] distinct = Drill.distinctSorted(fetches);
+        assertTrue(fetches.length > 30 && distinct.length > 30, fetches.length + " rows, " + distinct.length + " blocks");
+        // the index scan repeats blocks; the scans read each distinct block once (checked on read bytes below)
+        assertTrue(fetches.length > distinct.length, fetches.length + " fetches, " + distinct.length + " blocks");
+        for (int i = 1; i < distinct.length; i++) {
+            assertTrue(distinct[i] > distinct[i - 1]);
+        }
+        long tBytes = r.table("t").bytes();
         for (DrillResult.CaseResult c : r.cases()) {
+            DrillCase dc = c.drillCase();
+            List<String> names = c.series().stream().map(DrillResult.Series::name).toList();
+            if (dc.id().equals("seq-cold-eic16")) {
+                assertEquals(List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL, "fio seq buffered", "fio seq direct"), names);
+            } else if (dc.scan() != DrillCase.Scan.SEQ) {
+                assertEquals(List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL, "fio rand direct"), names);
+                assertEquals(distinct.length * 8192L, dc.bytes());
+            } else {
+                assertEquals(List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL), names);
+                assertEquals(tBytes, dc.bytes());
+            }
             for (DrillResult.Series s : c.series()) {
-                assertEquals(2, s.samples().size(), c.drillCase().id() + " " + s.name());
+                String what = dc.id() + " " + s.name();
+                assertEquals(2, s.samples().size(), what);
                 for (Sample x : s.samples()) {
-                    assertTrue(x.counted(), c.drillCase().id() + " " + s.name() + ": " + x.note());
-                    assertEquals(r.tableBytes(), x.readBytes(), c.drillCase().id() + " " + s.name());
-                    if (c.drillCase().cold()) {
-                        assertEquals(0, x.residentPages());
+                    assertTrue(x.counted(), what + ": " + x.note());
+                    assertTrue(x.executionNanos() > 0, what);
+                    if (dc.cold()) {
+                        assertEquals(0, x.residentPages(), what);
                     } else {
-                        assertEquals(x.totalPages(), x.residentPages());
+                        assertEquals(x.totalPages(), x.residentPages(), what);
+                    }
+                    long expected = switch (dc.scan()) {
+                        case SEQ -> tBytes;
+                        // the scans read their index pages too; FileChannel and AsynchronousFileChannel read every heap
+                        // fetch (the index scan's repeats included); fio as many bytes as the distinct blocks
+                        case BITMAP -> s.name().equals("sync") ? -1 : dc.bytes();
+                        case INDEX -> s.name().equals("sync") ? -1 : s.fio() ? dc.bytes() : fetches.length * 8192L;
+                    };
+                    if (s.fio() && dc.scan() == DrillCase.Scan.SEQ) {
+                        // fio reads whole 128 KiB blocks: it skips the last partial one of each file
+                        assertTrue(x.readBytes() <= expected && x.readBytes() > expected - 5 * 131072, what + " " + x.readBytes());
+                    } else if (expected >= 0) {
+                        assertEquals(expected, x.readBytes(), what);
+                    } else {
+                        assertTrue(x.readBytes() > dc.bytes() && x.readBytes() < dc.bytes() + 64 * 8192, what + " " + x.readBytes());
                     }
                 }
                 assertNotNull(s.stats());
             }
-            // count(*) reads combine 16 blocks, except at the end of each 128-block segment
-            assertTrue(c.series("sync").stats().bytesPerRead() > 100_000, "bytes per read " + c.series("sync").stats().bytesPerRead());
+            if (dc.scan() == DrillCase.Scan.SEQ) {
+                // count(*) reads combine 16 blocks, except at the end of each 128-block segment
+                assertTrue(c.series("sync").stats().bytesPerRead() > 100_000, "bytes per read " + c.series("sync").stats().bytesPerRead());
+            }
         }
-        assertTrue(progress.stream().anyMatch(l -> l.startsWith("drill: loading t")), progress.toString());
+        assertTrue(progress.stream().anyMatch(l -> l.startsWith("drill: loading t (")), progress.toString());
+        assertTrue(progress.stream().anyMatch(l -> l.startsWith("drill: loading prefetch_test (")), progress.toString());
+        assertTrue(progress.stream().anyMatch(l -> l.startsWith("drill: built the index prefetch_test_val_idx")), progress.toString());
         assertTrue(progress.stream().anyMatch(l -> l.startsWith("drill: round 2/2")), progress.toString());
 
         DrillReport report = new DrillReport(r);
         String text = report.text();
-        assertTrue(text.contains("count(*), cold, effective_io_concurrency=16"), text);
+        assertTrue(text.contains("count(*) of t, cold, effective_io_concurrency=16"), text);
+        assertTrue(text.contains("bitmap heap scan of prefetch_test, cold"), text);
+        assertTrue(text.contains("index scan of prefetch_test, cold"), text);
         assertTrue(text.contains("FileChannel (baseline)"), text);
+        assertTrue(text.contains("fio seq direct (baseline)"), text);
         assertTrue(text.contains("What it says:"), text);
+        assertTrue(text.contains("reaches") && text.contains("of fio"), text);
+        assertTrue(text.contains("Bitmap heap scan, cold:"), text);
         Path json = report.write(r.options().resultsDir());
-        assertTrue(Files.readString(json).contains("\"id\": \"seq-cold-eic16\""));
-        assertTrue(Files.exists(json.resolveSibling(json.getFileName().toString().replace(".json", ".md"))));
+        String js = Files.readString(json);
+        assertTrue(js.contains("\"id\": \"seq-cold-eic16\""), js);
+        assertTrue(js.contains("\"id\": \"bitmap-cold\""), js);
+        assertTrue(js.contains("\"speed_vs_sync\": 1.000"), js);
+        String stem = json.getFileName().toString().replace(".json", "");
+        assertTrue(Files.exists(json.resolveSibling(stem + ".md")));
+        String svg = Files.readString(json.resolveSibling(stem + ".svg"));
+        assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""), svg);
+        assertTrue(svg.contains("bitmap heap scan of prefetch_test") && svg.contains("<path d=\"M") && svg.trim().endsWith("</svg>"), svg);
+        var latest = DrillResults.latest(r.options().resultsDir()).orElseThrow();
+        assertEquals(json, latest.json());
+        assertEquals(json.resolveSibling(stem + ".svg"), latest.svg());
 
         List<String> again = new ArrayList<>();
-        DrillResult r2 = run(options(1, List.of(16)), again);
+        DrillResult r2 = run(options(1, List.of(16)).withCases(List.of("seq", "bitmap")).withFio(false), again);
         assertTrue(r2.reused(), again.toString());
         assertTrue(again.get(0).startsWith("drill: reusing table t"), again.toString());
+        assertTrue(again.get(1).startsWith("drill: reusing table prefetch_test"), again.toString());
+        assertEquals(List.of("seq-cold-eic16", "bitmap-cold"), r2.cases().stream().map(c -> c.drillCase().id()).toList());
+        assertTrue(r2.cases().get(0).series().stream().noneMatch(DrillResult.Series::fio));
+        assertTrue(r2.fio().contains("switched off"), r2.fio());
+    }
+
+    @Test
+    void aMissingFioIsSaidPlainly() {
+        assertEquals("fio is not installed: apt-get install fio (there is no fio baseline in this run)", FioBaseline.note(null, true));
+    }
+
+    @Test
+    void latestFindsTheNewestResult() throws Exception {
+        Path dir = tmp.resolve("r");
+        assertTrue(DrillResults.latest(dir).isEmpty());
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("20261201T101010Z.json"), "{}");
+        Files.writeString(dir.resolve("20261202T090000Z.json"), "{}");
+        Files.writeString(dir.resolve("20261202T090000Z.svg"), "<svg/>");
+        Files.writeString(dir.resolve("20261203T000000Z.json.tmp"), "{"); // being written: not a result yet
+        var l = DrillResults.latest(dir).orElseThrow();
+        assertEquals("20261202T090000Z", l.stamp());
+        assertEquals(dir.resolve("20261202T090000Z.svg"), l.svg());
+        assertNull(l.markdown());
     }
 
     @Test
     void aResidentSegmentIsNeverCountedAsCold() throws Exception {
-        run(options(1, List.of(16)), new ArrayList<>()); // loads t
+        run(options(1, List.of(16)).withCases(List.of("seq")).withFio(false), new ArrayList<>()); // loads t only
         Path dir = tmp.resolve("drill").resolve("base");
         Path segment;
         try (var files = Files.walk(dir)) {
@@ -102,9 +189,9 @@ class DrillTest {
                 sum += map.get(ValueLayout.JAVA_BYTE, off); // fault every page in; mapped pages survive DONTNEED
             }
             sink = sum;
-            DrillResult r = run(options(1, List.of(16)), new ArrayList<>());
-            assertTrue(r.reused());
-            for (String name : List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL)) {
+            DrillResult r = run(options(1, List.of(16)), new ArrayList<>()); // loads prefetch_test too
+            assertTrue(r.table("t").reused());
+            for (String name : List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL, "fio seq buffered", "fio seq direct")) {
                 List<Sample> cold = r.samples("seq-cold-eic16", name);
                 assertEquals(1, cold.size());
                 Sample s = cold.get(0);
@@ -112,7 +199,11 @@ class DrillTest {
                 assertTrue(s.residentPages() > 0);
                 assertTrue(s.note().startsWith("not cold:") && s.note().contains(segment.getFileName().toString()), s.note());
                 assertNull(r.cases().get(0).series(name).stats(), "no cold median from a warm round");
-                assertTrue(r.samples("seq-warm", name).get(0).counted());
+                if (!name.startsWith("fio")) {
+                    assertTrue(r.samples("seq-warm", name).get(0).counted());
+                    // prefetch_test's files are not mapped: its cold cases still count
+                    assertTrue(r.samples("bitmap-cold", name).get(0).counted(), r.samples("bitmap-cold", name).get(0).note());
+                }
             }
             String text = new DrillReport(r).text();
             assertTrue(text.contains("cold run(s) were not counted"), text);
