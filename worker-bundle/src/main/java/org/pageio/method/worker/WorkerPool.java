@@ -265,19 +265,22 @@ final class WorkerPool {
     }
 
     /**
-     * The issuer is about to sleep on its own handle {@code h} of {@code generation}: if the handle
-     * still waits in the queue and no worker is idle (every worker is busy or already woken, so the
-     * pool is saturated), it is taken out of the queue and the caller executes it itself, instead
-     * of sleeping while a core may be free (see the README, "Waiting"). Order of the rest of the
-     * queue is kept. Returns whether the caller now owns the handle's execution. Issuer thread.
+     * The issuer is about to sleep on its own handle {@code h} of {@code generation}: if the pool is
+     * behind — at least two handles queued, no worker idle (each is busy or already woken) and none
+     * polling the queue — and {@code h} is one of the queued, it is taken out of the queue and the
+     * caller executes it itself, instead of sleeping while a core may be free (see the README,
+     * "Waiting and polling"). A lone queued handle is never taken back: a worker is about to take
+     * it. Order of the rest of the queue is kept. Returns whether the caller now owns the handle's
+     * execution. Issuer thread.
      */
     boolean takeBack(IoHandle h, long generation) {
-        if ((long) IDLE.getAcquire(this) != 0 || !accepting()) {
-            return false; // an idle worker will be there soon (or stop drains the queue)
+        if ((long) IDLE.getAcquire(this) != 0 || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
+            return false; // a worker will be there soon (or stop drains the queue)
         }
         lockQueue();
         try {
-            if (!accepting || (long) IDLE.get(this) != 0) {
+            if (!accepting || (long) IDLE.get(this) != 0 || (int) SPINNER.getVolatile(this) >= 0
+                    || depthLocked() < 2) {
                 return false;
             }
             int tl = (int) TAIL.get(this);

@@ -51,7 +51,8 @@ public record WorkerPoolStats(int workersAlive, int workersIdle, int peakWorkers
         }
         return "WorkerPoolStats[alive " + workersAlive + ", idle " + workersIdle + ", peak " + peakWorkers
                 + ", queue " + queueDepth + ", launches " + launches + ", retirements " + retirements + ", deaths "
-                + deaths + ", inline (queue full) " + inlineQueueFull + ", inline (lock busy) " + inlineContended + ", taken back " + takenBack
+                + deaths + ", inline (queue full) " + inlineQueueFull + ", inline (lock busy) " + inlineContended
+                + ", taken back " + takenBack
                 + ", I/Os per worker {" + per + "}]";
     }
 }
