@@ -62,11 +62,12 @@ final class WorkerPool {
     /**
      * How long one worker at a time polls the queue before it goes idle, and how long a waiter
      * polls its handle before it sleeps: a hand-off within that time costs no futex wake-up and
-     * no context switch. Measured with {@code WorkerScanBench}; the system properties exist for
-     * such measurements only.
+     * no context switch. Off (0) by default: on the busy 2-vCPU machine, 20 µs of each made
+     * {@code WorkerScanBench} slower in every case measured (README). The system properties exist
+     * to measure them on a quiet machine only.
      */
-    static final long WORKER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.spinMicros", 20));
-    static final long WAITER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.waitSpinMicros", 20));
+    static final long WORKER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.spinMicros", 0));
+    static final long WAITER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.waitSpinMicros", 0));
 
     private static final System.Logger LOG = System.getLogger(WorkerIoMethod.PID);
 
