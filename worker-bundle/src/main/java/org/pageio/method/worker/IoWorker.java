@@ -78,6 +78,7 @@ final class IoWorker implements Runnable {
         current = null;
         if (h != null && h.generation() == currentGeneration && h.state() == IoHandle.SUBMITTED) {
             h.complete(-Errno.EIO);
+            pool.wakeWaiters(h);
         }
     }
 
@@ -101,6 +102,16 @@ final class IoWorker implements Runnable {
             p.lockQueue();
             try {
                 h = p.dequeueLocked();
+                if (h == null) {
+                    // Empty: before going idle, poll a little (one worker at a time), unlocked.
+                    p.unlockQueue();
+                    try {
+                        p.pollQueue(id);
+                    } finally {
+                        p.lockQueue();
+                    }
+                    h = p.dequeueLocked();
+                }
                 if (h != null) {
                     current = h; // from here on, dying completes it
                     currentGeneration = h.generation();
@@ -134,6 +145,7 @@ final class IoWorker implements Runnable {
                 p.maybeInjectFault(this, h);
                 h.performSynchronously(cs); // never throws; runs the shared callbacks here
                 current = null;
+                p.wakeWaiters(h);
                 p.countIo(id);
                 continue;
             }

@@ -168,12 +168,39 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         return count;
     }
 
+    /** Waiters go through {@link #waitOne}: it may execute a handle still queued (see there). */
+    @Override
+    public boolean hasWaitOne() {
+        return true;
+    }
+
+    /**
+     * Waits for a submitted handle. If the caller is the handle's issuer, the handle still waits in
+     * the queue and no worker is idle, the issuer takes it back and executes it itself (its shared
+     * callbacks run in the issuer, as for a full queue): sleeping there would leave a core idle
+     * while every worker is busy. Otherwise it sleeps until the handle completed, woken by
+     * whoever completes it. Any thread; never throws for an I/O error.
+     */
+    @Override
+    public void waitOne(IoHandle handle, long generation) {
+        WorkerPool p = pool;
+        if (p == null) {
+            return; // never started: nothing was queued, submit ran everything inline
+        }
+        if (Thread.currentThread() == handle.session().owner() && p.takeBack(handle, generation)) {
+            handle.performSynchronously(handle.session().callState());
+            p.wakeWaiters(handle);
+            return;
+        }
+        p.awaitDone(handle, generation);
+    }
+
     // ------------------------------------------------------------------ views
 
     /** The pool's gauges now (for the console); zeros before activation. */
     public WorkerPoolStats stats() {
         WorkerPool p = pool;
-        return p == null ? new WorkerPoolStats(0, 0, 0, 0, 0, 0, 0, 0, 0, new long[WorkerSettings.MAX_WORKERS])
+        return p == null ? new WorkerPoolStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new long[WorkerSettings.MAX_WORKERS])
                 : p.stats();
     }
 

@@ -59,6 +59,15 @@ final class WorkerPool {
     /** When a retry of a failed thread start happens. */
     private static final long LAUNCH_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int SPINS_BEFORE_YIELD = 64;
+    /**
+     * How long one worker at a time polls the queue before it goes idle, and how long a waiter
+     * polls its handle before it sleeps: a hand-off within that time costs no futex wake-up and
+     * no context switch. Off (0) by default: on the busy 2-vCPU machine, 20 µs of each made
+     * {@code WorkerScanBench} slower in every case measured (README). The system properties exist
+     * to measure them on a quiet machine only.
+     */
+    static final long WORKER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.spinMicros", 0));
+    static final long WAITER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.waitSpinMicros", 0));
 
     private static final System.Logger LOG = System.getLogger(WorkerIoMethod.PID);
 
@@ -77,6 +86,10 @@ final class WorkerPool {
     private static final VarHandle INLINE_CONTENDED;
     private static final VarHandle PENDING_REPLACEMENTS;
     private static final VarHandle FAULT;
+    private static final VarHandle TAKEN_BACK;
+    private static final VarHandle SPINNER;
+    private static final VarHandle WAITER_SLOTS;
+    private static final VarHandle WAITERS = MethodHandles.arrayElementVarHandle(Thread[].class);
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(IoWorker[].class);
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -98,6 +111,9 @@ final class WorkerPool {
             INLINE_CONTENDED = l.findVarHandle(WorkerPool.class, "inlineContended", long.class);
             PENDING_REPLACEMENTS = l.findVarHandle(WorkerPool.class, "pendingReplacements", int.class);
             FAULT = l.findVarHandle(WorkerPool.class, "faultAtNextDequeue", boolean.class);
+            TAKEN_BACK = l.findVarHandle(WorkerPool.class, "takenBack", long.class);
+            SPINNER = l.findVarHandle(WorkerPool.class, "spinner", int.class);
+            WAITER_SLOTS = l.findVarHandle(WorkerPool.class, "waiterSlots", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -154,6 +170,24 @@ final class WorkerPool {
     private long inlineQueueFull;
     @SuppressWarnings("unused")
     private long inlineContended;
+    @SuppressWarnings("unused")
+    private long takenBack;
+    /**
+     * The id of the one worker polling the queue before it goes idle, or -1. Claimed by CAS, given
+     * up with a volatile store before that worker takes the queue lock again; submitters read it
+     * (volatile) under the queue lock and wake nobody while it is set.
+     */
+    @SuppressWarnings("unused")
+    private int spinner = -1;
+
+    // ---- waiters: threads sleeping in waitOne on a handle that a worker (or anyone) completes ----
+    /** Bit i: waiter slot i is claimed. Claimed and freed by CAS / atomic and (volatile). */
+    @SuppressWarnings("unused")
+    private long waiterSlots;
+    /** The thread sleeping in slot i, or null; volatile array accesses (see {@link #awaitDone}). */
+    private final Thread[] waiters = new Thread[64];
+    /** The handle slot i waits for; plain, written before and read after the volatile thread slot. */
+    private final IoHandle[] waitingFor = new IoHandle[64];
 
     private final Thread supervisor;
 
@@ -192,7 +226,9 @@ final class WorkerPool {
                     while (queued < count && insertLocked(handles[queued])) {
                         queued++;
                     }
-                    worker = chooseIdleLocked(-1);
+                    // A worker polling the queue will see this batch: wake nobody. It gives up
+                    // polling before it re-checks the queue under this lock, so nothing is lost.
+                    worker = (int) SPINNER.getVolatile(this) >= 0 ? -1 : chooseIdleLocked(-1);
                 }
             } finally {
                 unlockQueue();
@@ -209,6 +245,7 @@ final class WorkerPool {
         for (int i = queued; i < count; i++) {
             IoHandle h = handles[i];
             h.performSynchronously(h.session().callState());
+            wakeWaiters(h); // another session may wait on it through a wait reference
         }
     }
 
@@ -226,6 +263,158 @@ final class WorkerPool {
         ring[hd] = h;
         HEAD.setRelease(this, next);
         return true;
+    }
+
+    /**
+     * The issuer is about to sleep on its own handle {@code h} of {@code generation}: if the pool is
+     * behind — at least two handles queued, no worker idle (each is busy or already woken) and none
+     * polling the queue — and {@code h} is one of the queued, it is taken out of the queue and the
+     * caller executes it itself, instead of sleeping while a core may be free (see the README,
+     * "Waiting and polling"). A lone queued handle is never taken back: a worker is about to take
+     * it. Order of the rest of the queue is kept. Returns whether the caller now owns the handle's
+     * execution. Issuer thread.
+     */
+    boolean takeBack(IoHandle h, long generation) {
+        if ((long) IDLE.getAcquire(this) != 0 || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
+            return false; // a worker will be there soon (or stop drains the queue)
+        }
+        lockQueue();
+        try {
+            if (!accepting || (long) IDLE.get(this) != 0 || (int) SPINNER.getVolatile(this) >= 0
+                    || depthLocked() < 2) {
+                return false;
+            }
+            int tl = (int) TAIL.get(this);
+            int hd = (int) HEAD.get(this);
+            for (int i = tl; i != hd; i = (i + 1) & QUEUE_MASK) {
+                if (ring[i] != h) {
+                    continue;
+                }
+                if (h.generation() != generation) {
+                    return false; // cannot happen: a queued handle is SUBMITTED with its generation
+                }
+                for (int j = i; j != tl; j = (j - 1) & QUEUE_MASK) {
+                    ring[j] = ring[(j - 1) & QUEUE_MASK]; // the older ones move up one place
+                }
+                ring[tl] = null;
+                TAIL.setRelease(this, (tl + 1) & QUEUE_MASK);
+                TAKEN_BACK.getAndAdd(this, 1L);
+                return true;
+            }
+            return false;
+        } finally {
+            unlockQueue();
+        }
+    }
+
+    /**
+     * Worker {@code id} found the queue empty: if no other worker is polling, polls it for
+     * {@link #WORKER_SPIN_NANOS} without the lock. Returns whether something arrived (the caller
+     * then dequeues under the lock as usual). Gives the poller role up before returning.
+     */
+    boolean pollQueue(int id) {
+        if (WORKER_SPIN_NANOS <= 0 || !SPINNER.compareAndSet(this, -1, id)) {
+            return false;
+        }
+        try {
+            long deadline = System.nanoTime() + WORKER_SPIN_NANOS;
+            do {
+                if ((int) HEAD.getAcquire(this) != (int) TAIL.getAcquire(this) || stopping) {
+                    return true;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - deadline < 0);
+            return false;
+        } finally {
+            SPINNER.setVolatile(this, -1);
+        }
+    }
+
+    /** Longest sleep between re-checks in {@link #awaitDone}: a safety net, wake-ups are explicit. */
+    private static final long WAIT_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Re-check interval when all 64 waiter slots are taken (then nobody wakes this waiter). */
+    private static final long WAIT_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /**
+     * Sleeps until the I/O {@code (h, generation)} reached COMPLETED_SHARED or the handle was
+     * reused. The waiter registers in a slot (its handle, then its thread with a volatile store),
+     * then a full fence, then re-checks the handle's state; a completer stores the state (volatile,
+     * in {@link IoHandle#complete}) and then reads the slots (volatile) in {@link #wakeWaiters}: so
+     * either the waiter sees the completion or the completer sees the waiter. Uninterruptible (the
+     * interrupt status is kept), like the core's own sleep. Any thread.
+     */
+    void awaitDone(IoHandle h, long generation) {
+        if (done(h, generation)) {
+            return;
+        }
+        if (WAITER_SPIN_NANOS > 0) {
+            long deadline = System.nanoTime() + WAITER_SPIN_NANOS;
+            do {
+                Thread.onSpinWait();
+                if (done(h, generation)) {
+                    return;
+                }
+            } while (System.nanoTime() - deadline < 0);
+        }
+        Thread me = Thread.currentThread();
+        int slot = claimWaiterSlot();
+        if (slot >= 0) {
+            waitingFor[slot] = h;
+            WAITERS.setVolatile(waiters, slot, me);
+        }
+        VarHandle.fullFence(); // store (slot) - load (state), against complete's store (state) - load (slots)
+        boolean interrupted = false;
+        try {
+            while (!done(h, generation)) {
+                LockSupport.parkNanos(this, slot >= 0 ? WAIT_RECHECK_NANOS : WAIT_POLL_NANOS);
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (slot >= 0) {
+                WAITERS.setVolatile(waiters, slot, null);
+                waitingFor[slot] = null;
+                WAITER_SLOTS.getAndBitwiseAnd(this, ~(1L << slot));
+            }
+            if (interrupted) {
+                me.interrupt();
+            }
+        }
+    }
+
+    private static boolean done(IoHandle h, long generation) {
+        int s = h.state(); // state first, then generation, as the core reads them
+        return h.generation() != generation || s >= IoHandle.COMPLETED_SHARED;
+    }
+
+    private int claimWaiterSlot() {
+        for (;;) {
+            long claimed = (long) WAITER_SLOTS.getVolatile(this);
+            if (claimed == -1L) {
+                return -1;
+            }
+            int slot = Long.numberOfTrailingZeros(~claimed);
+            if (WAITER_SLOTS.compareAndSet(this, claimed, claimed | (1L << slot))) {
+                return slot;
+            }
+        }
+    }
+
+    /**
+     * After {@code h} was completed (its state stored with a volatile store): unparks the threads
+     * sleeping in {@link #awaitDone} on it. Allocates nothing; one volatile load when nobody waits.
+     */
+    void wakeWaiters(IoHandle h) {
+        long set = (long) WAITER_SLOTS.getVolatile(this);
+        while (set != 0) {
+            int i = Long.numberOfTrailingZeros(set);
+            set &= set - 1;
+            Thread t = (Thread) WAITERS.getVolatile(waiters, i);
+            if (t != null && waitingFor[i] == h) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ queue, for workers
@@ -546,6 +735,7 @@ final class WorkerPool {
         wakeAll(-1);
         for (int i = 0; i < n; i++) {
             cancelled[i].complete(-Errno.ECANCELED);
+            wakeWaiters(cancelled[i]);
         }
         long deadline = System.nanoTime() + boundNanos;
         int alive = 0;
@@ -598,7 +788,8 @@ final class WorkerPool {
         return new WorkerPoolStats(nworkers(), Long.bitCount((long) IDLE.getAcquire(this)),
                 (int) PEAK.getVolatile(this), depth, (long) LAUNCHES.getVolatile(this),
                 (long) RETIREMENTS.getVolatile(this), (long) DEATHS.getVolatile(this),
-                (long) INLINE_FULL.getVolatile(this), (long) INLINE_CONTENDED.getVolatile(this), ios);
+                (long) INLINE_FULL.getVolatile(this), (long) INLINE_CONTENDED.getVolatile(this),
+                (long) TAKEN_BACK.getVolatile(this), ios);
     }
 
     /** The thread of worker {@code id}, if one ever ran there (tests). */

@@ -14,11 +14,13 @@ package org.pageio.method.worker;
  * @param deaths             workers that died of an unexpected error (each one replaced)
  * @param inlineQueueFull    I/Os the issuer executed itself because the queue was full
  * @param inlineContended    I/Os the issuer executed itself because the queue lock was busy
+ * @param takenBack          I/Os the issuer took back from the queue and executed itself because it
+ *                           had to wait for them and every worker was busy
  * @param iosPerWorker       I/Os executed by worker {@code i} ({@code io worker i}), cumulative over
  *                           every worker that held that id; 32 entries
  */
 public record WorkerPoolStats(int workersAlive, int workersIdle, int peakWorkers, int queueDepth, long launches,
-        long retirements, long deaths, long inlineQueueFull, long inlineContended, long[] iosPerWorker) {
+        long retirements, long deaths, long inlineQueueFull, long inlineContended, long takenBack, long[] iosPerWorker) {
 
     public WorkerPoolStats {
         iosPerWorker = iosPerWorker.clone();
@@ -50,6 +52,7 @@ public record WorkerPoolStats(int workersAlive, int workersIdle, int peakWorkers
         return "WorkerPoolStats[alive " + workersAlive + ", idle " + workersIdle + ", peak " + peakWorkers
                 + ", queue " + queueDepth + ", launches " + launches + ", retirements " + retirements + ", deaths "
                 + deaths + ", inline (queue full) " + inlineQueueFull + ", inline (lock busy) " + inlineContended
+                + ", taken back " + takenBack
                 + ", I/Os per worker {" + per + "}]";
     }
 }

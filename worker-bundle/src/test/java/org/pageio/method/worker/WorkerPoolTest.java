@@ -351,7 +351,8 @@ class WorkerPoolTest {
             long inline = cb.threads.stream().filter(me::equals).count();
             long inWorker = cb.threads.stream().filter("pageio io worker 0"::equals).count();
             assertEquals(n, inline + inWorker, "callbacks ran only in the issuer or worker 0: " + cb.threads);
-            assertEquals(inline, st.inlineQueueFull() + st.inlineContended(), st.toString());
+            // the issuer also takes back queued handles it waits for while the one worker is busy
+            assertEquals(inline, st.inlineQueueFull() + st.inlineContended() + st.takenBack(), st.toString());
             // 63 fit in the queue, the worker took a few meanwhile: about 30 did not fit.
             assertTrue(inline >= n - WorkerPool.QUEUE_SIZE - 3, "inline " + inline + ": " + st);
             assertTrue(inWorker >= 1, st.toString());
@@ -407,6 +408,112 @@ class WorkerPoolTest {
                 }
             }
             return result;
+        }
+    }
+
+    // ------------------------------------------------------------------ waiting
+
+    /** Whether {@code buf} holds block {@code block} of the test file. */
+    private static boolean holdsBlock(MemorySegment buf, long block) {
+        for (int i = 0; i < BLOCK; i++) {
+            long at = block * BLOCK + i;
+            if (buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != (byte) (at * 31 + (at >>> 13))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void anIssuerThatMustWaitTakesBackAQueuedHandleWhenEveryWorkerIsBusy() throws Exception {
+        start(WorkerSettings.of(1, 1, 60_000, 100_000));
+        await("1 idle worker", () -> method.stats().workersIdle() == 1);
+        GateCallback gate = new GateCallback();
+        String me = Thread.currentThread().getName();
+        IoSession s = ctx.openSession("taker");
+        try {
+            MemorySegment bufA = arena.allocate(BLOCK, 4096);
+            MemorySegment bufB = arena.allocate(BLOCK, 4096);
+            IoReturn retA = new IoReturn();
+            IoHandle a = s.acquire();
+            long genA = a.generation();
+            a.setIovec(0, bufA).setReturn(retA).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            await("the worker holds A", () -> gate.threads.contains("pageio io worker 0"));
+
+            IoReturn retB = new IoReturn();
+            IoHandle b = s.acquire();
+            long genB = b.generation();
+            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            MemorySegment bufC = arena.allocate(BLOCK, 4096);
+            IoReturn retC = new IoReturn();
+            IoHandle c = s.acquire();
+            long genC = c.generation();
+            c.setIovec(0, bufC).setReturn(retC).addCallback(gate, 0).startReadv(fd, 1, 9L * BLOCK);
+            assertEquals(2, method.stats().queueDepth(), "B and C wait in the queue: " + method.stats());
+            s.await(b, genB); // the only worker is stuck: B is taken back and executed here
+            assertEquals(IoResult.OK, retB.status(), retB.message());
+            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            assertEquals(List.of("pageio io worker 0", me), List.copyOf(gate.threads), "B's callback ran in the issuer");
+            WorkerPoolStats st = method.stats();
+            assertEquals(1, st.takenBack(), st.toString());
+            assertEquals(1, st.queueDepth(), "C is still queued: " + st);
+            assertTrue(a.state() < IoHandle.COMPLETED_SHARED, "A is still held by the worker");
+
+            gate.gate.countDown();
+            s.await(a, genA);
+            s.await(c, genC); // a lone queued handle is left to the worker
+            assertEquals(IoResult.OK, retA.status(), retA.message());
+            assertEquals(IoResult.OK, retC.status(), retC.message());
+            assertTrue(holdsBlock(bufA, 3), "A read block 3");
+            assertTrue(holdsBlock(bufC, 9), "C read block 9");
+            await("the worker counted A and C", () -> method.stats().iosPerWorker()[0] == 2);
+            assertEquals(1, method.stats().takenBack(), method.stats().toString());
+            assertEquals(List.of("pageio io worker 0", me, "pageio io worker 0"), List.copyOf(gate.threads));
+        } finally {
+            gate.gate.countDown(); // never leave the worker stuck (closing the session waits for A)
+            s.close();
+        }
+    }
+
+    @Test
+    void anIssuerDoesNotTakeBackWhileAWorkerIsIdleAndAWaiterIsWokenByTheWorker() throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        await("2 idle workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        IoSession s = ctx.openSession("waiter");
+        try {
+            MemorySegment buf = arena.allocate(BLOCK, 4096);
+            IoReturn ret = new IoReturn();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            h.setIovec(0, buf).setReturn(ret).addCallback(gate, 0).startReadv(fd, 1, 7L * BLOCK);
+            // Another thread waits on the handle (as a session adopting a wait reference would).
+            CountDownLatch returned = new CountDownLatch(1);
+            Thread other = new Thread(() -> {
+                ctx.await(h.index(), gen);
+                returned.countDown();
+            }, "other waiter");
+            other.setDaemon(true);
+            other.start();
+            await("a worker holds the handle", () -> gate.threads.stream().anyMatch(t -> t.startsWith("pageio io worker")));
+            assertFalse(returned.await(100, TimeUnit.MILLISECONDS), "the other waiter returned before the I/O completed");
+            gate.gate.countDown();
+            assertTrue(returned.await(DEADLINE_MS, TimeUnit.MILLISECONDS), "the other waiter was not woken");
+            s.await(h, gen);
+            assertEquals(IoResult.OK, ret.status(), ret.message());
+            assertTrue(holdsBlock(buf, 7));
+            other.join(DEADLINE_MS);
+
+            // One read at a time with an idle worker left: never taken back, always run by a worker.
+            gate.threads.clear();
+            for (int i = 0; i < 20; i++) {
+                assertEquals(IoResult.OK, read(s, i, gate, 0).status());
+            }
+            assertEquals(0, method.stats().takenBack(), method.stats().toString());
+            assertTrue(gate.threads.stream().allMatch(t -> t.startsWith("pageio io worker")), gate.threads.toString());
+        } finally {
+            gate.gate.countDown();
+            s.close();
         }
     }
 
