@@ -152,7 +152,9 @@ public final class SettingsFile {
         } catch (IOException | RuntimeException e) {
             System.err.println("pageio: " + fileName + ": the settings could not be applied: " + e.getMessage());
         }
-        if (from != null && settled) {
+        if (from != null) {
+            // the exec runner has waited for the start levels too; a refused io_method is applied
+            // again at STARTLEVEL_CHANGED, on the event thread, before the runner's quiet period ends
             APPLIED.countDown();
         }
     }
