@@ -130,9 +130,9 @@ public final class SettingsFile {
     }
 
     /**
-     * Hands the file's values to {@link SettingsCommands#applyFile}. Until the container has
-     * started (method bundles start after this one) refusals are kept, not printed: they are
-     * printed by the application that follows the start.
+     * Hands the file's values to {@link SettingsCommands#applyFile} and prints each refusal once.
+     * Until the container has started (method bundles start after this one) an {@code io_method}
+     * refusal is kept, not printed: the application that follows the start prints it if it stands.
      */
     private synchronized void apply(Map<String, Object> config) {
         last = config;
@@ -141,12 +141,12 @@ public final class SettingsFile {
         boolean settled = ExecRunner.settled(context);
         try {
             List<String> refused = settings.applyFile(config, fileName);
-            if (settled) {
-                printed.retainAll(refused);
-                for (String refusal : refused) {
-                    if (printed.add(refusal)) {
-                        System.err.println("pageio: " + fileName + ": " + refusal);
-                    }
+            printed.retainAll(refused);
+            for (String refusal : refused) {
+                // an io_method refused before the method bundles have started may be taken later
+                boolean early = !settled && refusal.contains(Setting.IO_METHOD);
+                if (!early && printed.add(refusal)) {
+                    System.err.println("pageio: " + fileName + ": " + refusal);
                 }
             }
         } catch (IOException | RuntimeException e) {
