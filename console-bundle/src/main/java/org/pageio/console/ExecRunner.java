@@ -134,6 +134,13 @@ public final class ExecRunner {
         int code;
         try {
             readiness.await();
+            // the settings file's values must be in force before the first command (at most 10 s)
+            if (SettingsFile.awaitApplied(10_000)) {
+                Readiness r = readiness;
+                if (r != null) {
+                    r.awaitServicesQuiet(); // the buffer manager may be restarting with them
+                }
+            }
             code = run(commands);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -55,7 +55,7 @@ public final class MethodsCommand {
     }
 
     /** The table, sorted by method name (then service id). */
-    TextTable table() {
+    public TextTable table() {
         record Row(String name, long serviceId, boolean available, String cause, String bundle) {}
         List<Row> rows = new ArrayList<>();
         methods.forEach((ref, method) -> {

@@ -1,6 +1,7 @@
 package org.pageio.console;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Dictionary;
@@ -86,15 +87,26 @@ public final class SettingsCommands {
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
         boolean json = json(format);
         TextTable t = table(definitions(), this::stored);
-        return json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
+        if (json) {
+            return t.toJson().stripTrailing();
+        }
+        StringBuilder out = new StringBuilder(t.toString().stripTrailing());
+        FileReport r = fileReport;
+        if (r != null && !r.refused().isEmpty()) {
+            out.append("\n\nrefused from ").append(r.file()).append(" (the old values stay in force):");
+            for (String m : r.refused()) {
+                out.append("\n  ").append(m);
+            }
+        }
+        return out.toString();
+    }
+
+    /** The table (for the Web Console plugin). */
+    public TextTable table() throws IOException {
+        return table(definitions(), this::stored);
     }
 
     private static final long RESTART_WAIT_SECONDS = 30;
-
-    private static boolean update(Configuration c, Dictionary<String, Object> props) throws IOException {
-        c.update(props);
-        return true;
-    }
 
     /**
      * Updates a configuration that restarts the buffer manager and waits until its service is
@@ -124,11 +136,21 @@ public final class SettingsCommands {
         }
     }
 
-    @Descriptor("changes a setting through ConfigAdmin, like ALTER SYSTEM SET + reload; refuses invalid values,"
-            + " keeping the old one")
+    @Descriptor("changes a setting through ConfigAdmin, like ALTER SYSTEM SET + reload, and saves it in"
+            + " <data>/conf/org.pageio.settings.cfg; refuses invalid values, keeping the old one")
     public String set(@Descriptor("setting, e.g. effective_io_concurrency, io_method, shared_buffers") String name,
             @Descriptor("value, with a PostgreSQL unit where the setting has one: 128MB, 8kB, 60s, 100ms") String value)
             throws IOException {
+        return setFrom("pageio:set", name, value);
+    }
+
+    /**
+     * {@code pageio:set} and the Web Console's form: validates (throwing an IllegalArgumentException
+     * whose message names the setting, what is valid and the value that stays), applies the value
+     * with source {@code console}, waits for the buffer manager when it restarts, and saves the value
+     * in the settings file so that it survives a restart. Returns the one-line outcome.
+     */
+    public String setFrom(String who, String name, String value) throws IOException {
         Map<String, Defined> defs = definitions();
         Defined d = defs.get(name);
         if (d == null) {
@@ -136,22 +158,12 @@ public final class SettingsCommands {
         }
         Setting s = d.setting();
         Dictionary<String, Object> current = stored(s.pid());
-        Object old = current == null || current.get(s.property()) == null ? s.defaultValue() : current.get(s.property());
-        Object parsed;
-        try {
-            parsed = s.parse(value, d.validator() == null ? null : v -> isValid(d.validator(), v));
-            if (s.kind() == Setting.Kind.METHOD) {
-                checkAvailable(Setting.methodOf((String) parsed));
-            }
-            crossCheck(s, parsed, current, defs);
-        } catch (IllegalArgumentException e) {
-            // no cause: the exec runner and Gogo show the root cause's message, which must say what stays
-            throw new IllegalArgumentException(e.getMessage() + "; " + name + " stays " + s.show(old));
-        }
+        Object old = valueOf(s, current);
+        Object parsed = validate(d, value, current, defs);
         if (s.kind() == Setting.Kind.METHOD) { // hot swap: waits for it, or refuses keeping the old method
             org.pageio.bufmgr.MethodStatus st = MethodSwitch.switchTo(context, configAdmin, Setting.methodOf((String) parsed));
             return "SET " + name + " = " + s.show(parsed) + " (was " + s.show(old) + "): " + Setting.METHOD_TARGET + "="
-                    + parsed + " on " + s.pid() + "; swapped live: " + st.lastSwap();
+                    + parsed + " on " + s.pid() + "; swapped live: " + st.lastSwap() + save(who, name, value);
         }
         Configuration c = configAdmin.getConfiguration(s.pid(), "?");
         Dictionary<String, Object> props = c.getProperties();
@@ -163,7 +175,12 @@ public final class SettingsCommands {
         marked.add(s.property());
         props.put(CONSOLE_MARK, marked.toArray(String[]::new));
         boolean restarts = !s.applies().equals("live");
-        boolean back = restarts ? updateAndAwaitRestart(c, props) : update(c, props);
+        boolean back = true;
+        if (restarts) {
+            back = updateAndAwaitRestart(c, props);
+        } else {
+            c.update(props);
+        }
         StringBuilder out = new StringBuilder("SET ").append(name).append(" = ").append(s.show(parsed));
         if (s.unit() != Setting.Unit.NONE) {
             out.append(' ').append(s.unit().label);
@@ -178,7 +195,186 @@ public final class SettingsCommands {
         if (note != null) {
             out.append("; ").append(note);
         }
-        return out.toString();
+        return out.append(save(who, name, value)).toString();
+    }
+
+    /** Saves an applied value in the settings file; says where, or why not. */
+    private String save(String who, String name, String value) {
+        Path file = SettingsFile.path(context);
+        try {
+            SettingsFile.save(file, name, value.strip(), who);
+            return "; saved in " + file;
+        } catch (IOException | RuntimeException e) {
+            return "; NOT saved in " + file + " (" + e.getMessage() + "): the value is lost at the next start";
+        }
+    }
+
+    /** The value in force: the stored one, else the default. */
+    private static Object valueOf(Setting s, Dictionary<String, Object> props) {
+        Object v = props == null ? null : props.get(s.property());
+        return v == null ? s.defaultValue() : v;
+    }
+
+    /**
+     * Parses and checks {@code value} for {@code d} against the other values in {@code proposed};
+     * the refusal says what stays.
+     */
+    private Object validate(Defined d, String value, Dictionary<String, Object> proposed, Map<String, Defined> defs) {
+        Setting s = d.setting();
+        try {
+            Object parsed = s.parse(value, d.validator() == null ? null : v -> isValid(d.validator(), v));
+            if (s.kind() == Setting.Kind.METHOD) {
+                checkAvailable(Setting.methodOf((String) parsed));
+            }
+            crossCheck(s, parsed, proposed, defs);
+            return parsed;
+        } catch (IllegalArgumentException e) {
+            // no cause: the exec runner and Gogo show the root cause's message, which must say what stays
+            throw new IllegalArgumentException(e.getMessage() + "; " + s.name() + " stays " + s.show(valueOf(s, proposed)));
+        }
+    }
+
+    // ------------------------------------------------------------------ the settings file
+
+    /** What the settings file last asked for: the file and the lines refused (empty when all were taken). */
+    public record FileReport(String file, List<String> refused, long atMillis) {}
+
+    private volatile FileReport fileReport;
+
+    /** The last application of the settings file, or null when none was read yet. */
+    public FileReport fileReport() {
+        return fileReport;
+    }
+
+    /** Configuration keys in the settings file's configuration that are not settings. */
+    private static boolean bookkeeping(String key) {
+        return key.startsWith(".") || key.startsWith("service.") || key.startsWith("component.")
+                || key.startsWith("felix.fileinstall.") || key.startsWith("osgi.ds.");
+    }
+
+    /**
+     * Applies the settings file's values ({@code NAME = VALUE}, PostgreSQL names and units, as
+     * FileInstall read them into the configuration {@value SettingsFile#PID}): every valid value
+     * that differs from the one in force is stored in its PID's configuration (one update per PID,
+     * so the buffer manager restarts at most once), values that were taken from the file and are no
+     * longer in it return to their defaults (console values too: pageio:set saves them in the file),
+     * and every invalid line is refused with a message naming the setting and what is valid, its
+     * old value staying in force. A console value keeps its source while the file holds the same
+     * value. Never waits (it runs
+     * on ConfigAdmin's delivery thread). Returns the refusals, also kept for {@code pageio:settings}.
+     */
+    List<String> applyFile(Map<String, ?> file, String fileName) throws IOException {
+        Map<String, Defined> defs = definitions();
+        Map<String, Dictionary<String, Object>> current = new java.util.LinkedHashMap<>();
+        Map<String, Dictionary<String, Object>> proposed = new java.util.LinkedHashMap<>();
+        for (String pid : PIDS) {
+            Dictionary<String, Object> c = stored(pid);
+            current.put(pid, c == null ? new Hashtable<>() : c);
+            proposed.put(pid, copy(c));
+        }
+        List<String> refused = new ArrayList<>();
+        Map<String, Object> accepted = new java.util.LinkedHashMap<>();
+        Set<String> named = new java.util.HashSet<>();
+        for (Map.Entry<String, ?> e : new TreeMap<>(file).entrySet()) {
+            String name = e.getKey().strip();
+            if (bookkeeping(name)) {
+                continue;
+            }
+            named.add(name);
+            Defined d = defs.get(name);
+            if (d == null) {
+                refused.add("unknown setting '" + name + "'; known: " + String.join(", ", defs.keySet()));
+                continue;
+            }
+            Setting s = d.setting();
+            try {
+                Object parsed = s.parse(String.valueOf(e.getValue()), d.validator() == null ? null
+                        : v -> isValid(d.validator(), v));
+                if (s.kind() == Setting.Kind.METHOD) {
+                    checkAvailable(Setting.methodOf((String) parsed));
+                }
+                accepted.put(name, parsed);
+                proposed.get(s.pid()).put(s.property(), parsed);
+            } catch (IllegalArgumentException x) {
+                refused.add(x.getMessage() + "; " + name + " stays " + s.show(valueOf(s, current.get(s.pid()))));
+            }
+        }
+        // across settings, with the file's other values in place (io_min_workers with io_max_workers)
+        for (Map.Entry<String, Object> e : new ArrayList<>(accepted.entrySet())) {
+            Setting s = defs.get(e.getKey()).setting();
+            try {
+                crossCheck(s, e.getValue(), proposed.get(s.pid()), defs);
+            } catch (IllegalArgumentException x) {
+                accepted.remove(e.getKey());
+                restore(proposed.get(s.pid()), current.get(s.pid()), s.property());
+                refused.add(x.getMessage() + "; " + s.name() + " stays " + s.show(valueOf(s, current.get(s.pid()))));
+            }
+        }
+        for (Defined d : defs.values()) {
+            Setting s = d.setting();
+            Dictionary<String, Object> p = proposed.get(s.pid());
+            Set<String> marks = new LinkedHashSet<>(Arrays.asList(marks(p)));
+            Object now = current.get(s.pid()).get(s.property());
+            if (accepted.containsKey(s.name())) {
+                if (!java.util.Objects.equals(now, accepted.get(s.name()))) {
+                    marks.remove(s.property()); // the file changed it: its source is the file now
+                }
+            } else if (!named.contains(s.name()) && now != null) {
+                // no longer in the file (pageio:set saves there, so console values are in it too): the default
+                p.remove(s.property());
+                marks.remove(s.property());
+            }
+            if (marks.isEmpty()) {
+                p.remove(CONSOLE_MARK);
+            } else {
+                p.put(CONSOLE_MARK, marks.toArray(String[]::new));
+            }
+        }
+        for (String pid : PIDS) {
+            if (!sameSettings(current.get(pid), proposed.get(pid))) {
+                configAdmin.getConfiguration(pid, "?").update(proposed.get(pid));
+            }
+        }
+        fileReport = new FileReport(fileName, List.copyOf(refused), System.currentTimeMillis());
+        return refused;
+    }
+
+    private static Dictionary<String, Object> copy(Dictionary<String, Object> d) {
+        Hashtable<String, Object> c = new Hashtable<>();
+        if (d != null) {
+            for (var keys = d.keys(); keys.hasMoreElements(); ) {
+                String k = keys.nextElement();
+                c.put(k, d.get(k));
+            }
+        }
+        return c;
+    }
+
+    private static void restore(Dictionary<String, Object> proposed, Dictionary<String, Object> current, String key) {
+        Object v = current.get(key);
+        if (v == null) {
+            proposed.remove(key);
+        } else {
+            proposed.put(key, v);
+        }
+    }
+
+    /** Equal apart from ConfigAdmin's own keys (service.pid), comparing String[] by content. */
+    static boolean sameSettings(Dictionary<String, Object> a, Dictionary<String, Object> b) {
+        return canonical(a).equals(canonical(b));
+    }
+
+    private static Map<String, Object> canonical(Dictionary<String, Object> d) {
+        Map<String, Object> m = new TreeMap<>();
+        for (var keys = d.keys(); keys.hasMoreElements(); ) {
+            String k = keys.nextElement();
+            if (k.startsWith("service.")) {
+                continue;
+            }
+            Object v = d.get(k);
+            m.put(k, v instanceof String[] arr ? Arrays.asList(arr) : v);
+        }
+        return m;
     }
 
     // ------------------------------------------------------------------ the table

@@ -73,7 +73,7 @@ public final class StatsCommands {
         "fsync_time", "bytes_per_read"};
 
     /** pg_stat_io's columns in its order; times (ns in StatIo) in ms with 3 decimals, as PostgreSQL shows them. */
-    static TextTable statIoTable(List<StatIo.Row> rows) {
+    public static TextTable statIoTable(List<StatIo.Row> rows) {
         TextTable t = new TextTable(STAT_IO_HEADER);
         for (int c = 3; c < STAT_IO_HEADER.length; c++) {
             t.alignRight(c);
@@ -99,7 +99,7 @@ public final class StatsCommands {
         "target_desc", "raw_result", "result", "f_sync", "f_localmem", "f_buffered"};
 
     /** pg_aios's columns (session slot in place of pid), sorted by session and handle. */
-    static TextTable aiosTable(List<AioHandleInfo> handles) {
+    public static TextTable aiosTable(List<AioHandleInfo> handles) {
         TextTable t = new TextTable(AIOS_HEADER).alignRight(0, 1, 2, 5, 6, 8);
         handles.stream()
                 .sorted(java.util.Comparator.comparingInt(AioHandleInfo::session).thenComparingInt(AioHandleInfo::index))

@@ -71,6 +71,11 @@ public final class TextTable {
         return header;
     }
 
+    /** The rows as added (the Web Console plugin renders them as HTML). */
+    public List<Object[]> rows() {
+        return java.util.Collections.unmodifiableList(rows);
+    }
+
     public int rowCount() {
         return rows.size();
     }

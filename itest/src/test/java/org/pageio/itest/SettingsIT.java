@@ -46,6 +46,8 @@ public class SettingsIT extends PageioTestBase {
 
     @After
     public void deleteConfiguration() throws Exception {
+        // pageio:set saved its value in the settings file; other containers share the data directory
+        java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(dataDirectory(), "conf", "org.pageio.settings.cfg"));
         Configuration[] cs = configAdmin.listConfigurations("(service.pid=org.pageio.bufmgr)");
         if (cs != null) {
             for (Configuration c : cs) {

@@ -1,0 +1,351 @@
+package org.pageio.console.web;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.apache.felix.webconsole.servlet.AbstractServlet;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.pageio.bufmgr.BufferManager;
+import org.pageio.console.DataDirectory;
+import org.pageio.console.DrillCommand;
+import org.pageio.console.MethodsCommand;
+import org.pageio.console.SettingsCommands;
+import org.pageio.console.StatsCommands;
+import org.pageio.console.TextTable;
+
+/**
+ * The Web Console's {@code pageio} page ({@code /system/console/pageio}): the I/O method in use and
+ * those registered (with the cause when one cannot run here), the settings with their sources and
+ * an edit form that goes through {@code pageio:set}'s validation, {@code pg_stat_io} with bytes per
+ * read, a live {@code pg_aios} view (the page polls {@code pageio/live.json} every
+ * {@value #POLL_MS} ms), and the newest drill result.
+ *
+ * <p>It reuses the Gogo commands' tables ({@link MethodsCommand#table()},
+ * {@link SettingsCommands#table()}, {@link StatsCommands#statIoTable}), so the page and the shell
+ * always agree. Requests run on Jetty's threads; the page holds no state. The buffer manager is
+ * looked up per request (get/unget), not bound: a bound greedy reference would activate it inside
+ * the registration event, delaying the services that wait for it (the exec runner saw them late).
+ */
+@Component(service = Servlet.class, property = {
+        "felix.webconsole.label=" + PageioPlugin.LABEL,
+        "felix.webconsole.title=pageio I/O",
+        "felix.webconsole.category=pageio"
+})
+public final class PageioPlugin extends AbstractServlet {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final String LABEL = "pageio";
+    static final int POLL_MS = 1000;
+    /** Request attribute: the outcome of a POSTed setting, rendered above the settings table. */
+    private static final String OUTCOME = PageioPlugin.class.getName() + ".outcome";
+
+    private final transient MethodsCommand methods;
+    private final transient SettingsCommands settings;
+    private final transient BundleContext context;
+
+    @Activate
+    public PageioPlugin(@Reference MethodsCommand methods, @Reference SettingsCommands settings, BundleContext context) {
+        this.methods = methods;
+        this.settings = settings;
+        this.context = context;
+    }
+
+    record Outcome(boolean ok, String message) {}
+
+    // ------------------------------------------------------------------ requests
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        String path = req.getPathInfo() == null ? "" : req.getPathInfo();
+        if (path.endsWith("/live.json")) {
+            AbstractServlet.setNoCache(resp);
+            resp.setContentType("application/json");
+            resp.setCharacterEncoding("UTF-8");
+            resp.getWriter().write(liveJson());
+            return;
+        }
+        if (path.endsWith("/drill.svg")) {
+            Optional<Path> svg = newestDrill(".svg");
+            if (svg.isEmpty()) {
+                resp.sendError(HttpServletResponse.SC_NOT_FOUND, "no drill run yet");
+                return;
+            }
+            AbstractServlet.setNoCache(resp);
+            resp.setContentType("image/svg+xml");
+            resp.getOutputStream().write(Files.readAllBytes(svg.get()));
+            return;
+        }
+        super.doGet(req, resp); // resources under /res/, else the console renders the page (renderContent)
+    }
+
+    /** The settings form: the same validation as {@code pageio:set}; the page then shows the outcome. */
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        String name = req.getParameter("name");
+        String value = req.getParameter("value");
+        Outcome outcome;
+        if (name == null || name.isBlank() || value == null) {
+            outcome = new Outcome(false, "choose a setting and give a value");
+        } else {
+            try {
+                outcome = new Outcome(true, settings.setFrom("Web Console", name.strip(), value));
+            } catch (IllegalArgumentException | IOException | IllegalStateException e) {
+                outcome = new Outcome(false, e.getMessage());
+            }
+        }
+        req.setAttribute(OUTCOME, outcome);
+        // No response here: the console then renders the page (renderContent) with the outcome.
+    }
+
+    // ------------------------------------------------------------------ the page
+
+    @Override
+    public void renderContent(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
+        BufferManager b = ref == null ? null : context.getService(ref);
+        try {
+            render(req, resp, b);
+        } finally {
+            if (b != null) {
+                context.ungetService(ref);
+            }
+        }
+    }
+
+    private void render(HttpServletRequest req, HttpServletResponse resp, BufferManager b) throws IOException {
+        PrintWriter w = resp.getWriter();
+        String root = appRoot(req) + "/" + LABEL;
+        w.println("<div id='pageio' data-live='" + esc(root + "/live.json") + "'>");
+        w.println("<style>#pageio table{border-collapse:collapse;margin:4px 0 14px}#pageio td,#pageio th{border:1px solid #ccc;"
+                + "padding:2px 6px;text-align:left}#pageio td.n{text-align:right}#pageio .refused{color:#a00;font-weight:bold}"
+                + "#pageio .ok{color:#060}#pageio h2{margin:14px 0 4px}</style>");
+
+        w.println("<h2>I/O method</h2>");
+        w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(the buffer manager is not running)"
+                : b.pool().method().name()) + "</b></p>");
+        table(w, "pageio-methods", methods.table());
+
+        w.println("<h2>Settings</h2>");
+        Object o = req.getAttribute(OUTCOME);
+        if (o instanceof Outcome out) {
+            w.println("<p id='pageio-outcome' class='" + (out.ok() ? "ok" : "refused") + "'>" + esc(out.message()) + "</p>");
+        }
+        SettingsCommands.FileReport report = settings.fileReport();
+        if (report != null && !report.refused().isEmpty()) {
+            w.println("<p class='refused'>refused from " + esc(report.file()) + " (the old values stay in force):</p><ul>");
+            for (String r : report.refused()) {
+                w.println("<li class='refused'>" + esc(r) + "</li>");
+            }
+            w.println("</ul>");
+        }
+        TextTable st = settings.table();
+        w.println("<form id='pageio-set' method='post' action='" + esc(root) + "'>set <select name='name' id='pageio-set-name'>");
+        for (Object[] row : st.rows()) {
+            String n = TextTable.text(row[0]);
+            w.println("<option value='" + esc(n) + "'>" + esc(n) + "</option>");
+        }
+        w.println("</select> to <input name='value' id='pageio-set-value' size='12'> <input type='submit' id='pageio-set-submit'"
+                + " value='Set'> (validated like pageio:set; saved in the settings file)</form>");
+        table(w, "pageio-settings", st);
+
+        w.println("<h2>stat_io</h2>");
+        if (b == null) {
+            w.println("<p>(the buffer manager is not running)</p>");
+        } else {
+            table(w, "pageio-stat-io", StatsCommands.statIoTable(b.pool().stats().rows()));
+        }
+
+        w.println("<h2>aios <small id='pageio-aios-status'>(live)</small></h2>");
+        table(w, "pageio-aios", StatsCommands.aiosTable(b == null ? List.of() : b.pool().aio().snapshot()));
+
+        w.println("<h2>Last drill</h2>");
+        drill(w, root);
+
+        w.println("</div>");
+        w.println(SCRIPT);
+    }
+
+    private void drill(PrintWriter w, String root) throws IOException {
+        Optional<Path> svg = newestDrill(".svg");
+        Optional<Path> md = newestDrill(".md");
+        if (svg.isEmpty() && md.isEmpty()) {
+            w.println("<p id='pageio-drill'>no drill run yet</p>");
+            return;
+        }
+        w.println("<div id='pageio-drill'>");
+        if (svg.isPresent()) {
+            w.println("<p>" + esc(svg.get().toString()) + "</p><img alt='drill chart' src='" + esc(root + "/drill.svg") + "'>");
+        }
+        if (md.isPresent()) {
+            w.println("<p>" + esc(md.get().toString()) + "</p><pre>"
+                    + esc(Files.readString(md.get(), StandardCharsets.UTF_8)) + "</pre>");
+        }
+        w.println("</div>");
+    }
+
+    /** The directories drill results may be in: {@code pageio.drill.results}, {@code <data>/drill-results}, {@code ./drill-results}. */
+    private List<Path> drillDirectories() {
+        List<Path> dirs = new ArrayList<>();
+        String p = context.getProperty(DrillCommand.RESULTS_PROPERTY);
+        if (p != null && !p.isBlank()) {
+            dirs.add(Path.of(p));
+        }
+        dirs.add(DataDirectory.of(context).resolve("drill-results"));
+        dirs.add(Path.of("drill-results").toAbsolutePath());
+        return dirs;
+    }
+
+    /** The newest {@code *.ext} among the drill result directories. */
+    Optional<Path> newestDrill(String ext) throws IOException {
+        List<Path> found = new ArrayList<>();
+        for (Path dir : drillDirectories()) {
+            if (Files.isDirectory(dir)) {
+                try (Stream<Path> s = Files.list(dir)) {
+                    s.filter(f -> f.getFileName().toString().endsWith(ext) && Files.isRegularFile(f)).forEach(found::add);
+                }
+            }
+        }
+        return found.stream().max(Comparator.comparing((Path f) -> {
+            try {
+                return Files.getLastModifiedTime(f).toMillis();
+            } catch (IOException e) {
+                return 0L;
+            }
+        }).thenComparing(f -> f.getFileName().toString()));
+    }
+
+    /** {@code {"method": …, "aios": [...], "stat_io": [...]}} for the page's polling. */
+    String liveJson() {
+        ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
+        BufferManager b = ref == null ? null : context.getService(ref);
+        try {
+            return liveJson(b);
+        } finally {
+            if (b != null) {
+                context.ungetService(ref);
+            }
+        }
+    }
+
+    static String liveJson(BufferManager b) {
+        StringBuilder sb = new StringBuilder("{\"method\": ");
+        if (b == null) {
+            sb.append("null, \"aios\": [], \"stat_io\": []}");
+            return sb.toString();
+        }
+        sb.append('"').append(jsonEsc(b.pool().method().name())).append('"');
+        sb.append(", \"aios\": ").append(StatsCommands.aiosTable(b.pool().aio().snapshot()).toJson().strip());
+        sb.append(", \"stat_io\": ").append(StatsCommands.statIoTable(b.pool().stats().rows()).toJson().strip());
+        return sb.append('}').toString();
+    }
+
+    private static void table(PrintWriter w, String id, TextTable t) {
+        w.print("<table id='" + id + "' class='nicetable'><thead><tr>");
+        for (String h : t.header()) {
+            w.print("<th>" + esc(h) + "</th>");
+        }
+        w.println("</tr></thead><tbody>");
+        for (Object[] row : t.rows()) {
+            w.print("<tr>");
+            for (Object v : row) {
+                w.print((v instanceof Number ? "<td class='n'>" : "<td>") + esc(TextTable.text(v)) + "</td>");
+            }
+            w.println("</tr>");
+        }
+        w.println("</tbody></table>");
+    }
+
+    private static String appRoot(HttpServletRequest req) {
+        Object a = req.getAttribute("felix.webconsole.appRoot");
+        return a == null ? req.getContextPath() + req.getServletPath() : String.valueOf(a);
+    }
+
+    static String esc(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                case '&' -> sb.append("&amp;");
+                case '\'' -> sb.append("&#39;");
+                case '"' -> sb.append("&quot;");
+                default -> sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String jsonEsc(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+
+    /**
+     * Polls live.json and redraws the aios and stat_io tables and the method in use; the aios
+     * status line says when it last refreshed (the browser test waits for it).
+     */
+    static final String SCRIPT = """
+            <script>
+            (function () {
+              var root = document.getElementById('pageio');
+              if (!root) { return; }
+              // location.origin has no user:password@ (fetch refuses URLs with credentials)
+              var url = location.origin + root.getAttribute('data-live');
+              function text(v) { return v === null || v === undefined ? '' : String(v); }
+              function fill(id, rows) {
+                var t = document.getElementById(id);
+                if (!t) { return; }
+                var head = [].map.call(t.tHead.rows[0].cells, function (c) { return c.textContent; });
+                var body = t.tBodies[0];
+                while (body.rows.length) { body.deleteRow(0); }
+                rows.forEach(function (r) {
+                  var tr = body.insertRow();
+                  head.forEach(function (h) {
+                    var td = tr.insertCell();
+                    var v = r[h];
+                    td.textContent = text(v);
+                    if (typeof v === 'number') { td.className = 'n'; }
+                  });
+                });
+              }
+              var polls = 0;
+              function poll() {
+                fetch(url, {credentials: 'same-origin', cache: 'no-store'})
+                  .then(function (r) { return r.json(); })
+                  .then(function (j) {
+                    polls++;
+                    fill('pageio-aios', j.aios);
+                    fill('pageio-stat-io', j.stat_io);
+                    var m = document.getElementById('pageio-method');
+                    if (m) { m.textContent = j.method === null ? '(the buffer manager is not running)' : j.method; }
+                    document.getElementById('pageio-aios-status').textContent =
+                      '(live: ' + j.aios.length + ' in flight, refresh ' + polls + ' at ' + new Date().toLocaleTimeString() + ')';
+                  })
+                  .catch(function (e) {
+                    document.getElementById('pageio-aios-status').textContent = '(live view: ' + e + '; retrying)';
+                  })
+                  .finally(function () { setTimeout(poll, %d); });
+              }
+              poll();
+            })();
+            </script>
+            """.formatted(POLL_MS);
+}

@@ -1,0 +1,316 @@
+package org.pageio.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * Issue 8 on the exported container {@code app/target/pageio.jar}: a value set with
+ * {@code pageio:set} survives a restart (it is saved in the settings file), and the Web Console's
+ * {@code pageio} page in a real browser — Debian's chromium driven by Selenium through
+ * {@code /usr/bin/chromedriver}: it logs in with the generated password, sees the method in use,
+ * the stat_io table after a scan, the live aios view refreshing, the newest drill result, and an
+ * invalid setting refused with the old value kept. Screenshots go to {@code itest/target/}.
+ * Plain JUnit, no Pax Exam. Fails (never skips) when chromium or the jar is missing.
+ */
+public class WebConsolePluginIT {
+
+    static final String CHROMIUM = "/usr/bin/chromium";
+    static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+
+    private static File jar;
+    private static Path target;
+
+    @BeforeClass
+    public static void findJarAndBrowser() {
+        String path = System.getProperty("pageio.app.jar");
+        jar = path == null ? null : new File(path);
+        if (jar == null || !jar.isFile()) {
+            fail("app/target/pageio.jar is not built (pageio.app.jar=" + path + "): run mvn verify from the top");
+        }
+        if (!new File(CHROMIUM).canExecute() || !new File(CHROMEDRIVER).canExecute()) {
+            fail("the browser test needs Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
+                    + "): apt-get install -y chromium chromium-driver (.ci/run installs them)");
+        }
+        target = Path.of(PageioTestBase.dataDirectory()).getParent();
+    }
+
+    private static Path freshData(String name) throws IOException {
+        Path data = target.resolve(name);
+        if (Files.exists(data)) {
+            try (Stream<Path> s = Files.walk(data)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        return Files.createDirectories(data);
+    }
+
+    private static List<String> java(Path data, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8", "-Dpageio.data=" + data));
+        cmd.addAll(List.of(args));
+        cmd.add("-jar");
+        cmd.add(jar.getAbsolutePath());
+        return cmd;
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run exec(Path data, String script) throws Exception {
+        Path out = Files.createTempFile(data, "out", ".txt");
+        Path err = Files.createTempFile(data, "err", ".txt");
+        Process p = new ProcessBuilder(java(data, "-Dgosh.args=--nointeractive", "-Dorg.apache.felix.http.enable=false",
+                "-Dpageio.exec=" + script))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertTrue("the container did not exit within 90 s", p.waitFor(90, TimeUnit.SECONDS));
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    /** A value set with pageio:set is saved in the settings file and in force after a restart. */
+    @Test
+    public void setSurvivesARestart() throws Exception {
+        Path data = freshData("pageio-restart-data");
+        Run first = exec(data, "pageio:set effective_io_concurrency 40; pageio:set io_max_workers 5");
+        assertEquals("exit code; stderr: " + first.err(), 0, first.code());
+        Path file = data.resolve("conf/org.pageio.settings.cfg");
+        assertTrue(first.out(), first.out().contains("SET effective_io_concurrency = 40 (was 16); the buffer manager restarted;"
+                + " saved in " + file));
+        String saved = Files.readString(file);
+        assertTrue(saved, saved.contains("\neffective_io_concurrency = 40\n") && saved.contains("\nio_max_workers = 5\n"));
+
+        Run second = exec(data, "pageio:settings");
+        assertEquals("exit code; stderr: " + second.err(), 0, second.code());
+        assertTrue(second.out(), second.out().lines().anyMatch(l -> l.matches(
+                "effective_io_concurrency +\\| 40 +\\| +\\| configuration file +\\| user +\\| restart +\\| 0\\.\\.1000")));
+        assertTrue(second.out(), second.out().lines().anyMatch(l -> l.matches(
+                "io_max_workers +\\| 5 +\\| +\\| configuration file +\\| sighup +\\| live .*")));
+
+        // an invalid value in the file: refused on stderr at start, the saved value stays in force
+        Files.writeString(file, saved.replace("effective_io_concurrency = 40", "effective_io_concurrency = 40\n"
+                + "io_combine_limit = 1GB"));
+        Run third = exec(data, "pageio:settings");
+        assertEquals("exit code; stderr: " + third.err(), 0, third.code());
+        assertTrue(third.err(), third.err().contains("pageio: " + file + ": io_combine_limit = 1GB (131072 8kB) is outside"
+                + " the valid range 1..128 (8kB); io_combine_limit stays 16"));
+        assertTrue(third.out(), third.out().lines().anyMatch(l -> l.matches("io_combine_limit +\\| 16 +\\| 8kB +\\| default .*")));
+        assertTrue(third.out(), third.out().lines().anyMatch(l -> l.startsWith("effective_io_concurrency ") && l.contains("| 40 ")));
+    }
+
+    @Test
+    public void pluginPageInChromium() throws Exception {
+        Path data = freshData("pageio-web-data");
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path log = data.resolve("console.log");
+        // interactive Gogo shell reading our pipe: we type commands into it while the browser watches
+        Process p = new ProcessBuilder(java(data, "-Dorg.osgi.service.http.port=" + port))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Path profile = Files.createTempDirectory(target, "chromium-profile");
+        WebDriver browser = null;
+        try {
+            String base = "http://127.0.0.1:" + port + "/system/console";
+            String password = awaitConsole(data, base + "/pageio", log);
+            // the console may answer before the table commands are registered: retry until they are
+            command(p, log, "pageio:load --rows 20000 t", "loaded 20,000 rows into t");
+
+            ChromeOptions options = new ChromeOptions();
+            options.setBinary(CHROMIUM);
+            options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1400,2200", "--user-data-dir=" + profile);
+            ChromeDriverService service = new ChromeDriverService.Builder()
+                    .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+            browser = new ChromeDriver(service, options);
+            WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+
+            // log in once with the credentials in the URL, then use the plain URL (Basic auth is cached)
+            browser.get("http://admin:" + password + "@127.0.0.1:" + port + "/system/console/bundles");
+            browser.get("http://127.0.0.1:" + port + "/system/console/pageio");
+            wait.until(d -> !d.findElements(By.id("pageio-method")).isEmpty());
+            assertTrue(browser.getTitle(), browser.getTitle().contains("pageio I/O"));
+            assertEquals("worker", browser.findElement(By.id("pageio-method")).getText());
+            String methods = browser.findElement(By.id("pageio-methods")).getText();
+            assertTrue(methods, methods.contains("io_uring") && methods.contains("sync") && methods.contains("worker"));
+            assertTrue(browser.findElement(By.id("pageio-stat-io")).getText().contains("bytes_per_read"));
+            assertEquals("no drill run yet", browser.findElement(By.id("pageio-drill")).getText());
+
+            // a scan while the page polls: stat_io fills in without reloading, the live view refreshes
+            command(p, log, "pageio:scan count t", "count t: count=20000");
+            wait.until(d -> d.findElement(By.id("pageio-stat-io")).getText().contains("client"));
+            String status = wait.until(d -> {
+                String s = d.findElement(By.id("pageio-aios-status")).getText();
+                return s.matches("\\(live: \\d+ in flight, refresh ([2-9]|\\d\\d+) at .*") ? s : null;
+            });
+            assertTrue(status, status.startsWith("(live: "));
+            String stat = browser.findElement(By.id("pageio-stat-io")).getText();
+            screenshot(browser, "webconsole-pageio.png");
+
+            // an invalid value through the form: refused with the message, the old value stays
+            new Select(browser.findElement(By.id("pageio-set-name"))).selectByValue("effective_io_concurrency");
+            browser.findElement(By.id("pageio-set-value")).sendKeys("5000");
+            browser.findElement(By.id("pageio-set-submit")).click();
+            WebElement outcome = wait.until(d -> d.findElements(By.id("pageio-outcome")).isEmpty() ? null
+                    : d.findElement(By.id("pageio-outcome")));
+            assertEquals("effective_io_concurrency = 5000 is outside the valid range 0..1000;"
+                    + " effective_io_concurrency stays 16", outcome.getText());
+            assertEquals("refused", outcome.getAttribute("class"));
+            assertTrue(settingsRow(browser, "effective_io_concurrency"), settingsRow(browser, "effective_io_concurrency")
+                    .startsWith("effective_io_concurrency 16 default"));
+            screenshot(browser, "webconsole-pageio-refused.png");
+
+            // a valid one: applied live, shown with source console, saved in the file
+            new Select(browser.findElement(By.id("pageio-set-name"))).selectByValue("io_max_workers");
+            browser.findElement(By.id("pageio-set-value")).sendKeys("9");
+            browser.findElement(By.id("pageio-set-submit")).click();
+            wait.until(d -> d.findElement(By.id("pageio-outcome")).getText().startsWith("SET io_max_workers = 9 (was 8)"));
+            assertEquals("ok", browser.findElement(By.id("pageio-outcome")).getAttribute("class"));
+            assertTrue(settingsRow(browser, "io_max_workers"), settingsRow(browser, "io_max_workers")
+                    .startsWith("io_max_workers 9 console"));
+            assertTrue(Files.readString(data.resolve("conf/org.pageio.settings.cfg")).contains("\nio_max_workers = 9\n"));
+
+            // the newest drill result
+            Path results = Files.createDirectories(data.resolve("drill-results"));
+            Files.writeString(results.resolve("20260101-000000.md"), "| method | median |\n| sync | 1.0 s |\n");
+            Files.writeString(results.resolve("20260101-000000.svg"), "<svg xmlns='http://www.w3.org/2000/svg' width='120'"
+                    + " height='40'><rect width='100' height='20' fill='#36c'/></svg>");
+            browser.get("http://127.0.0.1:" + port + "/system/console/pageio");
+            String drill = wait.until(d -> d.findElement(By.id("pageio-drill"))).getText();
+            assertTrue(drill, drill.contains("| sync | 1.0 s |"));
+            Number width = (Number) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+                    "var i = document.querySelector('#pageio-drill img'); return i && i.complete ? i.naturalWidth : -1;");
+            assertEquals("the drill chart loads", 120L, width.longValue());
+            System.out.println("---- stat_io as the page showed it\n" + stat);
+        } catch (RuntimeException | AssertionError e) {
+            if (browser != null) {
+                screenshot(browser, "webconsole-pageio-failure.png");
+            }
+            throw new AssertionError(e.getMessage() + "\n---- container log:\n" + Files.readString(log), e);
+        } finally {
+            if (browser != null) {
+                browser.quit();
+            }
+            p.destroy();
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    /** The settings table's row as the browser shows it, cells joined by single spaces. */
+    private static String settingsRow(WebDriver browser, String name) {
+        for (WebElement tr : browser.findElements(By.cssSelector("#pageio-settings tbody tr"))) {
+            List<WebElement> cells = tr.findElements(By.tagName("td"));
+            if (cells.get(0).getText().equals(name)) {
+                return cells.get(0).getText() + " " + cells.get(1).getText() + " " + cells.get(3).getText();
+            }
+        }
+        return "(no row " + name + ")";
+    }
+
+    private static void screenshot(WebDriver browser, String name) throws IOException {
+        File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+        Path to = target.resolve(name);
+        Files.copy(shot.toPath(), to, StandardCopyOption.REPLACE_EXISTING);
+        assertTrue(to + " is empty", Files.size(to) > 1000);
+        System.out.println("screenshot: " + to);
+    }
+
+    /** Types {@code line} into the shell until the log shows {@code expect} (again when the command was not found yet). */
+    private static void command(Process p, Path log, String line, String expect) throws Exception {
+        long deadline = System.currentTimeMillis() + 90_000;
+        while (System.currentTimeMillis() < deadline) {
+            int from = Files.readString(log).length();
+            type(p, line);
+            while (System.currentTimeMillis() < deadline) {
+                String added = Files.readString(log).substring(from);
+                if (added.contains(expect)) {
+                    return;
+                }
+                if (added.contains("Command not found")) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("'" + line + "' did not print '" + expect + "' within 90 s");
+    }
+
+    private static void type(Process p, String line) throws IOException {
+        OutputStream in = p.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    /** Waits until the plugin answers 200 with the generated password; returns the password. */
+    private static String awaitConsole(Path data, String url, Path log) throws Exception {
+        long deadline = System.currentTimeMillis() + 60_000;
+        Path file = data.resolve("webconsole.password");
+        int code = -1;
+        while (System.currentTimeMillis() < deadline) {
+            if (Files.isRegularFile(file)) {
+                String password = Files.readString(file).strip();
+                code = status(URI.create(url), "admin:" + password);
+                if (code == 200) {
+                    return password;
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("the pageio page did not answer 200 within 60 s (last " + code + "); log:\n"
+                + Files.readString(log));
+    }
+
+    private static int status(URI uri, String credentials) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+            c.setConnectTimeout(2000);
+            c.setReadTimeout(5000);
+            c.setRequestProperty("Authorization", "Basic "
+                    + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+            int code = c.getResponseCode();
+            c.disconnect();
+            return code;
+        } catch (IOException notYet) {
+            return -1;
+        }
+    }
+}
