@@ -98,7 +98,12 @@ public class WebConsolePluginIT {
                 "-Dpageio.exec=" + script))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        assertTrue("the container did not exit within 90 s", p.waitFor(90, TimeUnit.SECONDS));
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            // A hang guard, not a speed test: kill it so it does not go on loading the machine under later tests.
+            p.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+            throw new AssertionError("the container did not exit within 180 s and was killed; script: " + script
+                    + "\nstdout tail: " + tail(Files.readString(out)) + "\nstderr tail: " + tail(Files.readString(err)));
+        }
         return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
@@ -312,5 +317,9 @@ public class WebConsolePluginIT {
         } catch (IOException notYet) {
             return -1;
         }
+    }
+
+    private static String tail(String s) {
+        return s.length() <= 2000 ? s : "…" + s.substring(s.length() - 2000);
     }
 }
