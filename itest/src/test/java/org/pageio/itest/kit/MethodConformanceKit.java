@@ -54,6 +54,7 @@ import org.pageio.posix.Posix;
  * }
  * </pre>
  *
+ * A bundle built elsewhere is checked with {@code ./pageio tck path/to/jar} ({@code tck/README.md}).
  * Every test reads or writes real files in a fresh temporary directory with known content
  * ({@link BlockPattern}), so a wrong byte anywhere fails. The kit uses only the public SPI.
  */
