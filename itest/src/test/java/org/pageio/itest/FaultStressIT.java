@@ -2,7 +2,6 @@ package org.pageio.itest;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.composite;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -15,10 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.inject.Inject;
 import org.junit.Test;
-import org.ops4j.pax.exam.Option;
-import org.ops4j.pax.exam.util.Filter;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
@@ -36,7 +32,7 @@ import org.pageio.method.fault.FaultPlan;
  * {@link PatternRelation}; every error must name its relation and block, and the reader retries.
  * Zero wrong bytes, zero hangs, nothing leaked, and stat_io's reads equal the I/Os the method saw.
  */
-public class FaultStressIT extends PageioTestBase {
+public class FaultStressIT extends EveryMethodTestBase {
 
     static final long SECONDS_PER_METHOD = Long.getLong("pageio.stress.seconds", 5);
     static final int SESSIONS = 3 * Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -49,16 +45,6 @@ public class FaultStressIT extends PageioTestBase {
         "short_read read fraction=0.03",
         "eio read fraction=0.01",
     };
-
-    @Inject @Filter("(io.method=sync)") private IoMethod sync;
-    @Inject @Filter("(io.method=worker)") private IoMethod worker;
-    @Inject @Filter("(io.method=io_uring)") private IoMethod uring;
-    @Inject @Filter("(io.method=direct)") private IoMethod direct;
-
-    @Override
-    protected Option extraOptions() {
-        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"), reactorBundle("fault-bundle"));
-    }
 
     @Test
     public void sync() throws Exception {
