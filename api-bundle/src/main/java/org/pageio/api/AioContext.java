@@ -461,7 +461,7 @@ public final class AioContext implements AutoCloseable {
      * the handle was reused would complete someone else's I/O: a method must keep this at 0
      * (the conformance kit checks it). Any thread; a sum read without locks.
      *
-     * @since 1.2
+     * @since 1.3
      */
     public long extraCompletions() {
         long n = 0;
