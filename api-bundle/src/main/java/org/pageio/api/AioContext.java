@@ -454,6 +454,23 @@ public final class AioContext implements AutoCloseable {
         return rows;
     }
 
+    /**
+     * How many times a method called {@link IoHandle#complete} on a handle that was not
+     * {@code SUBMITTED} — completing an I/O twice, or completing one it was never given. The core
+     * ignores such calls (the first completion wins), but a second completion that lands after
+     * the handle was reused would complete someone else's I/O: a method must keep this at 0
+     * (the conformance kit checks it). Any thread; a sum read without locks.
+     *
+     * @since 1.3
+     */
+    public long extraCompletions() {
+        long n = 0;
+        for (IoHandle h : handles) {
+            n += h.extraCompletions();
+        }
+        return n;
+    }
+
     /** The sessions open now. Any thread; a snapshot. */
     public List<IoSession> openSessions() {
         List<IoSession> open = new ArrayList<>();

@@ -76,6 +76,7 @@ public final class IoHandle {
     private static final VarHandle STATE;
     private static final VarHandle GENERATION;
     private static final VarHandle WAITERS;
+    private static final VarHandle EXTRA_COMPLETIONS;
 
     static {
         try {
@@ -83,6 +84,7 @@ public final class IoHandle {
             STATE = l.findVarHandle(IoHandle.class, "state", int.class);
             GENERATION = l.findVarHandle(IoHandle.class, "generation", long.class);
             WAITERS = l.findVarHandle(IoHandle.class, "waiters", int.class);
+            EXTRA_COMPLETIONS = l.findVarHandle(IoHandle.class, "extraCompletions", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -103,6 +105,13 @@ public final class IoHandle {
     /** Threads sleeping on this handle's monitor; volatile accesses (Dekker with the state store). */
     @SuppressWarnings("unused")
     private int waiters;
+    /**
+     * Calls of {@link #complete} that found the handle not {@code SUBMITTED} (a method that
+     * completes an I/O twice, or one it never got). Accessed through EXTRA_COMPLETIONS only:
+     * getAndAdd (volatile), read by {@link AioContext#extraCompletions()} with acquire.
+     */
+    @SuppressWarnings("unused")
+    private int extraCompletions;
 
     // Defined by the owner before SUBMITTED; published by the release store of SUBMITTED.
     private int op;
@@ -430,6 +439,7 @@ public final class IoHandle {
     public void complete(int raw) {
         // CAS: exactly once, even if a buggy method completes twice. Volatile semantics.
         if (!STATE.compareAndSet(this, SUBMITTED, COMPLETED_IO)) {
+            EXTRA_COMPLETIONS.getAndAdd(this, 1); // a method's bug, counted for the conformance kit
             return;
         }
         rawResult = raw;
@@ -627,5 +637,10 @@ public final class IoHandle {
     public String toString() {
         return "IoHandle[" + index + " gen " + generation() + " " + stateName(state()) + " " + opName(op)
                 + " fd " + fd + " off " + offset + " len " + length + "]";
+    }
+
+    /** Calls of {@link #complete} ignored because the handle was not submitted (acquire read). */
+    int extraCompletions() {
+        return (int) EXTRA_COMPLETIONS.getAcquire(this);
     }
 }

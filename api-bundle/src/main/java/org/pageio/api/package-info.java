@@ -15,5 +15,5 @@
  * runs which callback, and the memory ordering of the state word.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package org.pageio.api;

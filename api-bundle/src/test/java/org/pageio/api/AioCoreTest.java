@@ -79,6 +79,33 @@ class AioCoreTest {
     }
 
     @Test
+    void aSecondCompletionIsIgnoredAndCounted() {
+        IoMethod twice = new IoMethod() {
+            public String name() {
+                return "twice";
+            }
+
+            public int submit(IoHandle[] handles, int count) {
+                for (int i = 0; i < count; i++) {
+                    handles[i].performSynchronously(handles[i].session().callState());
+                    handles[i].complete(-org.pageio.posix.Errno.EIO); // a bug: the I/O is already complete
+                }
+                return count;
+            }
+        };
+        try (AioContext ctx = context(twice, 4); IoSession s = ctx.openSession("client")) {
+            MemorySegment buf = buffer();
+            IoReturn ret = new IoReturn();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            h.setIovec(0, buf).setReturn(ret).startReadv(fd, 1, 0);
+            s.await(h, gen);
+            assertEquals(IoResult.OK, ret.status(), "the first completion wins");
+            assertEquals(1, ctx.extraCompletions());
+        }
+    }
+
+    @Test
     void completionProcessedOnAnotherThreadWhileOwnerWaits() throws Exception {
         TestMethods.Deferred m = new TestMethods.Deferred();
         List<String> threads = new CopyOnWriteArrayList<>();

@@ -276,7 +276,16 @@ public final class BufferSession implements AutoCloseable {
         }
         op.nblocks = i;
         if (!pool.defersReads()) {
-            asyncReadBuffers(op); // with io_method=sync the wait phase reads, as in PostgreSQL
+            try {
+                asyncReadBuffers(op); // with io_method=sync the wait phase reads, as in PostgreSQL
+            } catch (PosixException e) {
+                // a segment file that cannot be opened fails before any buffer is claimed: drop the
+                // pins taken here (the forwarded ones stay the caller's), as promised above
+                for (int j = forwarded; j < op.pinnedEntries; j++) {
+                    releaseBuffer(buffers[offset + j]);
+                }
+                throw e;
+            }
         }
         return true;
     }

@@ -128,4 +128,24 @@ class BufferPoolFaultTest extends PoolTestBase {
         assertTrue(m.injected() > 20, "faults were injected: " + m.injected());
         assertEquals(0, pool.pinnedBuffers());
     }
+
+    @Test
+    void aSegmentFileThatCannotBeOpenedIsNamedAndLeavesNoPin() throws Exception {
+        TestMethods.Threaded threaded = new TestMethods.Threaded(1);
+        closeLast.add(threaded);
+        pool(threaded, small().segmentBlocks(10).build()); // a method that does not defer reads to the wait
+        SmgrRelation rel = relation(61005, 30);
+        java.nio.file.Files.delete(rel.segmentPath(15));
+        rel.close(); // the writes' descriptors: the next read opens the segment again
+        try (BufferSession s = pool.openSession("client")) {
+            IOException e = assertThrows(IOException.class, () -> s.readBuffer(rel, 15, null));
+            assertTrue(e.getMessage().contains("ENOENT") && e.getMessage().contains("61005.1")
+                    && e.getMessage().contains("block 15"), e.getMessage());
+            assertEquals(0, s.pinnedCount());
+            int buf = s.readBuffer(rel, 25, null);
+            assertNull(TestPages.check(61005, 25, s.page(buf)));
+            s.releaseBuffer(buf);
+        }
+        assertEquals(0, pool.pinnedBuffers());
+    }
 }

@@ -55,7 +55,8 @@ public class WorkerBundleStopIT extends PageioTestBase {
             if (Thread.currentThread().getName().startsWith("pageio io worker")) {
                 inWorkers.incrementAndGet();
                 try {
-                    open.await();
+                    // bounded: if the test fails before it opens the gate, the session's close must not hang
+                    open.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

@@ -156,7 +156,10 @@ public final class StorageManager implements AutoCloseable {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("could not create directory " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("could not create directory " + dir + ": " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null || e.getMessage().equals(dir.toString()) ? "" : " " + e.getMessage())
+                    + "; the data directory must be a directory this user can write: point pageio.data"
+                    + " (./pageio --data DIR) at one", e);
         }
     }
 }

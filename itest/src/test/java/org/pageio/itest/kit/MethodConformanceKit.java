@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.Timeout;
 import org.pageio.api.AioConfig;
 import org.pageio.api.AioContext;
 import org.pageio.api.AioException;
@@ -52,6 +54,7 @@ import org.pageio.posix.Posix;
  * }
  * </pre>
  *
+ * A bundle built elsewhere is checked with {@code ./pageio tck path/to/jar} ({@code tck/README.md}).
  * Every test reads or writes real files in a fresh temporary directory with known content
  * ({@link BlockPattern}), so a wrong byte anywhere fails. The kit uses only the public SPI.
  */
@@ -86,8 +89,13 @@ public abstract class MethodConformanceKit extends PageioTestBase {
         ctx = AioContext.create(method(), config());
     }
 
+    /** No test may hang: a method that never completes an I/O fails here, naming the test. */
+    @Rule
+    public final Timeout timeout = Timeout.builder().withTimeout(120, TimeUnit.SECONDS).withLookingForStuckThread(true).build();
+
     @After
     public void tearDownKit() throws IOException {
+        long extra = ctx == null ? 0 : ctx.extraCompletions();
         if (ctx != null) {
             ctx.close();
         }
@@ -102,6 +110,9 @@ public abstract class MethodConformanceKit extends PageioTestBase {
                 Files.deleteIfExists(p);
             }
         }
+        assertEquals("io_method=" + method().name() + " called IoHandle.complete() " + extra + " time(s) on a handle that"
+                + " was not submitted (an I/O completed twice, or one it was never given): a method must complete each"
+                + " I/O exactly once", 0, extra);
     }
 
     protected int open(Path p, int flags) throws IOException {
