@@ -101,6 +101,12 @@ public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
         delegate.closeSession(session, methodState);
     }
 
+    /** As the wrapped method: a decorated {@code direct} still bypasses the page cache. */
+    @Override
+    public boolean bypassesPageCache() {
+        return delegate.bypassesPageCache();
+    }
+
     @Override
     public boolean needsSynchronousExecution(IoHandle h) {
         return delegate.needsSynchronousExecution(h);
