@@ -13,7 +13,8 @@ import org.pageio.api.MethodSwap;
  * @param epoch         the method epoch (one more per swap since the buffer manager started)
  * @param waiting       why reads wait (no method bound), else {@code null}
  * @param lastSwap      the last swap, or {@code null} when there was none
- * @param lastFailure   the last swap that failed (timeout, unavailable method), with why, or {@code null}
+ * @param lastFailure   the last swap that failed (timeout, unavailable method) or the last configuration
+ *                      refused (a value out of range written straight into ConfigAdmin), with why, or {@code null}
  * @param swaps         swaps done since the buffer manager started
  * @param failures      swaps that failed since the buffer manager started
  */

@@ -9,6 +9,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
@@ -111,6 +113,31 @@ public class SettingsIT extends PageioTestBase {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * A value out of range written straight into ConfigAdmin (as the Web Console's Configuration
+     * page does, around the console's checks) is refused by the buffer manager itself: the same
+     * buffer manager keeps running with the settings in force, and its status says why.
+     */
+    @Test
+    public void anOutOfRangeValueWrittenStraightIntoConfigAdminLeavesTheBufferManagerRunning() throws Exception {
+        BufferManager before = await("the buffer manager", this::bufferManager);
+        int eic = before.settings().effectiveIoConcurrency();
+        Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
+        Dictionary<String, Object> props = c.getProperties() == null ? new Hashtable<>() : c.getProperties();
+        props.put("effective_io_concurrency", 5000);
+        c.update(props);
+        String failure = await("the refusal in the method status", () -> {
+            String f = bufferManager() == null ? null : bufferManager().methodStatus().lastFailure();
+            return f != null && f.contains("effective_io_concurrency") ? f : null;
+        });
+        assertTrue(failure, failure.contains("5000") && failure.contains("0..1000"));
+        Thread.sleep(300); // a restart, if one were (wrongly) started, would replace the service by now
+        BufferManager after = bufferManager();
+        assertTrue("the same buffer manager keeps running", after == before);
+        assertEquals(eic, after.settings().effectiveIoConcurrency());
+        readSomeBlocks(after, 8);
+    }
 
     private static void readSomeBlocks(BufferManager bufmgr, int blocks) throws Exception {
         long relNumber = 200000 + ThreadLocalRandom.current().nextInt(100000);

@@ -116,7 +116,17 @@ public final class BufferManagerComponent implements BufferManager {
             boolean none = first == null;
             // io_method=direct at activation: relation files are opened with O_DIRECT. A method swapped
             // in later that bypasses the page cache switches the descriptors itself (directio README).
-            settings = settingsOf(config, !none && first.bypassesPageCache());
+            boolean direct = !none && first.bypassesPageCache();
+            try {
+                settings = settingsOf(config, direct);
+            } catch (IllegalArgumentException e) {
+                // A stored value out of range (set around the console's checks): start anyway, on the defaults.
+                LOG.log(System.Logger.Level.WARNING, "rejected configuration org.pageio.bufmgr: " + e.getMessage()
+                        + "; starting the buffer manager with the default settings");
+                BufMgrSettings.Builder defaults = new BufMgrSettings.Builder();
+                defaults.directIo = direct;
+                settings = defaults.build();
+            }
             String warning = settings.combineLimitWarning();
             if (warning != null) {
                 LOG.log(System.Logger.Level.WARNING, warning);
@@ -165,7 +175,18 @@ public final class BufferManagerComponent implements BufferManager {
      */
     @Modified
     void modified(BufMgrConfig config, BundleContext context) {
-        BufMgrSettings next = settingsOf(config, settings.directIo()); // O_DIRECT follows the method, not a restart
+        BufMgrSettings next;
+        try {
+            next = settingsOf(config, settings.directIo()); // O_DIRECT follows the method, not a restart
+        } catch (IllegalArgumentException e) {
+            // A value out of range that reached ConfigAdmin without the console's checks (e.g. the
+            // Web Console's Configuration page): refuse it, keep everything in force, never throw
+            // (SCR would deactivate the buffer manager).
+            synchronized (this) { // fail() logs the one WARNING line
+                fail("rejected configuration org.pageio.bufmgr: " + e.getMessage() + "; the settings in force stay");
+            }
+            return;
+        }
         String data = context.getProperty("pageio.data");
         if (!next.equals(settings) || !Objects.equals(data == null ? "data" : data, dataDir)) {
             synchronized (this) {
