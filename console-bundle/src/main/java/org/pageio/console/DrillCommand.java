@@ -147,7 +147,10 @@ public final class DrillCommand {
             @Descriptor("cases, comma-separated: seq (cold count(*) per eic), warm, bitmap, index (default: all)")
             @Parameter(names = {"-c", "--cases"}, absentValue = "all") String cases,
             @Descriptor("do not run the fio baselines even when fio is installed")
-            @Parameter(names = {"--no-fio"}, absentValue = "false", presentValue = "true") boolean noFio) throws IOException {
+            @Parameter(names = {"--no-fio"}, absentValue = "false", presentValue = "true") boolean noFio,
+            @Descriptor("output format: text (default: the article's tables and a reading) or json (the results file's content)")
+            @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
+        boolean json = SettingsCommands.json(format); // refuse an unknown format before an hour of drill
         Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
@@ -163,11 +166,16 @@ public final class DrillCommand {
         PrintStream err = System.err;
         DrillResult result = new Drill(opts, registered, DrillProgress.to(err, tty, 2_000_000_000L)).run();
         DrillReport report = new DrillReport(result);
-        String text = report.text();
+        String text = json ? report.json() : report.text();
         if (resultsDir != null) {
-            Path json = report.write(resultsDir);
-            String stem = json.getFileName().toString().replace(DrillResults.JSON, "");
-            text += "\n\nResults: " + json + ", " + stem + DrillResults.MARKDOWN + " and " + stem + DrillResults.SVG + " (bar chart)";
+            Path file = report.write(resultsDir);
+            String stem = file.getFileName().toString().replace(DrillResults.JSON, "");
+            String where = "Results: " + file + ", " + stem + DrillResults.MARKDOWN + " and " + stem + DrillResults.SVG + " (bar chart)";
+            if (json) {
+                err.println("drill: " + where); // stdout stays one JSON document
+            } else {
+                text += "\n\n" + where;
+            }
         }
         return text;
     }

@@ -138,10 +138,24 @@ public final class SettingsCommands {
 
     @Descriptor("changes a setting through ConfigAdmin, like ALTER SYSTEM SET + reload, and saves it in"
             + " <data>/conf/org.pageio.settings.cfg; refuses invalid values, keeping the old one")
-    public String set(@Descriptor("setting, e.g. effective_io_concurrency, io_method, shared_buffers") String name,
+    public String set(
+            @Descriptor("output format: text (default) or json")
+            @Parameter(names = {"-f", "--format"}, absentValue = "text") String format,
+            @Descriptor("setting, e.g. effective_io_concurrency, io_method, shared_buffers") String name,
             @Descriptor("value, with a PostgreSQL unit where the setting has one: 128MB, 8kB, 60s, 100ms") String value)
             throws IOException {
-        return setFrom("pageio:set", name, value);
+        boolean json = json(format); // refuse an unknown format before changing anything
+        String outcome = setFrom("pageio:set", name, value);
+        if (!json) {
+            return outcome;
+        }
+        StringBuilder sb = new StringBuilder("{\"name\": ");
+        TextTable.quote(sb, name);
+        sb.append(", \"value\": ");
+        TextTable.quote(sb, value);
+        sb.append(", \"result\": ");
+        TextTable.quote(sb, outcome);
+        return sb.append('}').toString();
     }
 
     /**

@@ -88,6 +88,18 @@ public class ExecutableJarIT {
         assertTrue("the commands after the failure must not run: " + r.out(), !r.out().contains("sync"));
     }
 
+    /** {@code pageio:drill --format json} prints the results document (what the .json file holds) on stdout. */
+    @Test
+    public void drillPrintsJsonWithFormatJson() throws Exception {
+        Run r = exec("pageio:drill --rows 20000 --rounds 1 --cases seq --eic 1 --methods sync --no-fio --results none --format json --data "
+                + data.resolve("json-drill")); // its own table: the small drill's stays loaded
+        assertEquals("exit code; stderr: " + r.err(), 0, r.code());
+        String out = r.out().trim();
+        assertTrue(out, out.startsWith("{") && out.endsWith("}"));
+        assertTrue(out, out.contains("\"options\": {\"rows\": 20000, \"rounds\": 1, \"methods\": [\"sync\"]"));
+        assertTrue(out, !out.contains("Results:"));
+    }
+
     /**
      * Issue 9's acceptance: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a
      * minute, with every case (cold count(*) at three eic, OS-warm, bitmap heap scan, index scan),

@@ -114,6 +114,28 @@ public class SettingsIT extends PageioTestBase {
 
     // ------------------------------------------------------------------ helpers
 
+    /** {@code pageio:set --format json} answers with one JSON object; an unknown format changes nothing. */
+    @Test
+    public void setAnswersInJsonAndRefusesAnUnknownFormat() throws Exception {
+        await("the buffer manager", this::bufferManager);
+        String out = run("pageio:set --format json maintenance_io_concurrency 24").trim();
+        assertTrue(out, out.startsWith("{\"name\": \"maintenance_io_concurrency\", \"value\": \"24\", \"result\": \"SET "));
+        assertTrue(out, out.endsWith("}"));
+        BufferManager b = await("the restarted buffer manager with maintenance_io_concurrency 24", () -> {
+            BufferManager m = bufferManager();
+            return m != null && m.settings().maintenanceIoConcurrency() == 24 ? m : null;
+        });
+        try {
+            run("pageio:set --format yaml maintenance_io_concurrency 30");
+            fail("an unknown format was accepted");
+        } catch (Exception e) {
+            assertTrue(rootMessage(e), rootMessage(e).contains("unknown format 'yaml': use text or json"));
+        }
+        Thread.sleep(300);
+        assertEquals(24, b.settings().maintenanceIoConcurrency());
+        assertTrue("still the same buffer manager", bufferManager() == b);
+    }
+
     /**
      * A value out of range written straight into ConfigAdmin (as the Web Console's Configuration
      * page does, around the console's checks) is refused by the buffer manager itself: the same

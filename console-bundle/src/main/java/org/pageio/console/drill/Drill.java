@@ -285,7 +285,7 @@ public final class Drill {
                 total += r.size() * opts.rounds();
             }
             Buffers buffers = new Buffers(settings.effectiveIoCombineLimit() * StorageManager.BLCKSZ,
-                    cases.stream().mapToInt(DrillCase::eic).max().orElse(1));
+                    Math.max(DrillOptions.DEFAULT_EIC_VALUE, cases.stream().mapToInt(DrillCase::eic).max().orElse(1))); // the warm-up runs at the default eic
             // Warm-up, not recorded: the first scan in a JVM pays for JIT compilation and thread start-up.
             DrillCase first = cases.get(0);
             DrillCase warmUp = new DrillCase("warm-up", "warm-up", first.scan(), false, DrillOptions.DEFAULT_EIC_VALUE, first.bytes());

@@ -44,6 +44,18 @@ class DrillTest {
         return new Drill(o, Map.of("sync", new SyncIoMethod()), DrillProgress.lines(progress::add)).run();
     }
 
+    /** Only the eic=1 sequential case: the warm-up still runs at the default eic (it used to overrun the read buffers). */
+    @Test
+    void oneCaseAtEicOneRunsAndReportsJson() throws Exception {
+        DrillOptions o = new DrillOptions(ROWS, 1, List.of("sync"), List.of(1), 1024, tmp.resolve("drill"), null, 128, 1,
+                DrillOptions.parseCases("seq"), false);
+        DrillResult r = run(o, new ArrayList<>());
+        assertEquals(List.of("seq-cold-eic1"), r.cases().stream().map(c -> c.drillCase().id()).toList());
+        String json = new DrillReport(r).json();
+        assertTrue(json.contains("\"id\": \"seq-cold-eic1\""), json);
+        assertTrue(json.contains("\"name\": \"AsynchronousFileChannel\""), json);
+    }
+
     @Test
     void smallDrillRunsEndToEndAndReusesTheTable() throws Exception {
         assertTrue(FioBaseline.path() != null, "fio must be installed on this machine (apt-get install fio): the drill runs it");
