@@ -173,6 +173,12 @@ final class WorkerPool {
     @SuppressWarnings("unused")
     private long takenBack;
     /**
+     * Whether an issuer may take back its queued handle (pageio's rule, not PostgreSQL's). On by
+     * default; tests of PostgreSQL's growth rule switch it off, because issuers that absorb the
+     * backlog themselves keep the queue shallow and growth slow. Volatile: read once per wait.
+     */
+    volatile boolean takeBackEnabled = true;
+    /**
      * The id of the one worker polling the queue before it goes idle, or -1. Claimed by CAS, given
      * up with a volatile store before that worker takes the queue lock again; submitters read it
      * (volatile) under the queue lock and wake nobody while it is set.
@@ -275,7 +281,7 @@ final class WorkerPool {
      * execution. Issuer thread.
      */
     boolean takeBack(IoHandle h, long generation) {
-        if ((long) IDLE.getAcquire(this) != 0 || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
+        if (!takeBackEnabled || (long) IDLE.getAcquire(this) != 0 || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
             return false; // a worker will be there soon (or stop drains the queue)
         }
         lockQueue();
