@@ -262,14 +262,24 @@ public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
         return delegate.hasWaitOne();
     }
 
+    /**
+     * Polls, and never hands a blocking wait to the delegate: whether the handle is ours (completed
+     * by this class, maybe on the timer thread) or the delegate's can change while we wait — a
+     * handle that just completed here may already carry the session's next I/O, given to the
+     * delegate, while its old entry in {@code taken} is still being removed; a blocking wait chosen
+     * from a stale look-up hung the fault tests with io_method=direct (io_uring engine). Each round
+     * looks again and lets the delegate reap ({@link IoMethod#checkOne}) when the I/O is its own.
+     * A test decorator: polling every 50 µs costs nothing that matters here.
+     */
     @Override
     public void waitOne(IoHandle h, long generation) {
-        if (!taken.containsKey(h)) {
-            delegate.waitOne(h, generation);
-            return;
-        }
-        // ours: completed by this class, maybe on the timer thread; the delegate knows nothing of it
         while (h.generation() == generation && h.state() < IoHandle.COMPLETED_IO) {
+            if (!taken.containsKey(h)) {
+                delegate.checkOne(h, generation);
+                if (h.generation() != generation || h.state() >= IoHandle.COMPLETED_IO) {
+                    return;
+                }
+            }
             LockSupport.parkNanos(50_000);
         }
     }
