@@ -176,15 +176,7 @@ public class FaultMethodComponentIT extends PageioTestBase {
     }
 
     private static <T> T await(String what, Supplier<T> probe) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            T v = probe.get();
-            if (v != null) {
-                return v;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("timed out waiting for " + what);
+        return awaitNonNull(what, 20_000, probe);
     }
 
     private <T> T awaitOrExplain(String what, Supplier<T> probe) throws Exception {

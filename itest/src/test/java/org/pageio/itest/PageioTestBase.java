@@ -103,4 +103,21 @@ public abstract class PageioTestBase {
         }
         return dir;
     }
+
+    /**
+     * Polls {@code probe} every 20 ms until it returns non-null, and returns that; fails naming
+     * {@code what} after {@code timeoutMillis}.
+     */
+    protected static <T> T awaitNonNull(String what, long timeoutMillis, java.util.function.Supplier<T> probe)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            T v = probe.get();
+            if (v != null) {
+                return v;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("timed out waiting for " + what);
+    }
 }

@@ -187,14 +187,6 @@ public class SettingsFileIT extends PageioTestBase {
     }
 
     private static <T> T await(String what, Supplier<T> probe) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            T v = probe.get();
-            if (v != null) {
-                return v;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("timed out waiting for " + what);
+        return awaitNonNull(what, 20_000, probe);
     }
 }

@@ -205,14 +205,6 @@ public class SettingsIT extends PageioTestBase {
     }
 
     private static <T> T await(String what, java.util.function.Supplier<T> probe) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            T v = probe.get();
-            if (v != null) {
-                return v;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("timed out waiting for " + what);
+        return awaitNonNull(what, 10_000, probe);
     }
 }
