@@ -2,24 +2,20 @@ package org.pageio.itest;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assume.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.pageio.itest.kit.ExportedJar;
+import org.pageio.itest.kit.ExportedJar.Run;
 
 /**
  * The exported container, {@code app/target/pageio.jar}, run as {@code ./pageio} runs it: the exec
@@ -27,45 +23,18 @@ import org.junit.Test;
  */
 public class ExecutableJarIT {
 
-    private static File jar;
+    private static ExportedJar jar;
     private static Path data;
 
     @BeforeClass
     public static void findJar() throws IOException {
-        String path = System.getProperty("pageio.app.jar");
-        jar = path == null ? null : new File(path);
-        assumeTrue("app/target/pageio.jar not built (pageio.app.jar=" + path + ")", jar != null && jar.isFile());
+        jar = ExportedJar.require();
         data = Path.of(PageioTestBase.dataDirectory()).resolveSibling("pageio-jar-data");
         Files.createDirectories(data);
     }
 
-    private static List<String> java(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8",
-                "-Dpageio.data=" + data, "-Dgosh.args=--nointeractive"));
-        cmd.addAll(List.of(args));
-        cmd.add("-jar");
-        cmd.add(jar.getAbsolutePath());
-        return cmd;
-    }
-
-    private record Run(int code, String out, String err) {}
-
     private static Run exec(String script) throws Exception {
-        Path out = Files.createTempFile(data, "out", ".txt");
-        Path err = Files.createTempFile(data, "err", ".txt");
-        Process p = new ProcessBuilder(java("-Dorg.apache.felix.http.enable=false", "-Dpageio.exec=" + script))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            // A hang guard, not a speed test: kill it so it does not go on loading the machine under later tests.
-            p.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
-            throw new AssertionError("the container did not exit within 180 s and was killed; script: " + script
-                    + "\nstdout tail: " + tail(Files.readString(out)) + "\nstderr tail: " + tail(Files.readString(err)));
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        return jar.exec(data, script);
     }
 
     @Test
@@ -152,14 +121,14 @@ public class ExecutableJarIT {
             port = s.getLocalPort();
         }
         Path log = Files.createTempFile(data, "console", ".txt");
-        Process p = new ProcessBuilder(java("-Dorg.osgi.service.http.port=" + port))
+        Process p = new ProcessBuilder(jar.java(data, "-Dgosh.args=--nointeractive", "-Dorg.osgi.service.http.port=" + port))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             URI uri = URI.create("http://127.0.0.1:" + port + "/system/console/bundles");
             long deadline = System.currentTimeMillis() + 30_000;
             int anonymous = -1;
             while (System.currentTimeMillis() < deadline && anonymous != 401) {
-                anonymous = status(uri, null);
+                anonymous = ExportedJar.status(uri, null);
                 if (anonymous != 401) {
                     Thread.sleep(200);
                 }
@@ -175,14 +144,14 @@ public class ExecutableJarIT {
             // the generated password may be configured a moment after the console answers
             int good = -1;
             while (System.currentTimeMillis() < deadline && good != 200) {
-                good = status(uri, "admin:" + password);
+                good = ExportedJar.status(uri, "admin:" + password);
                 if (good != 200) {
                     Thread.sleep(200);
                 }
             }
             assertEquals(200, good);
-            assertEquals(401, status(uri, "admin:admin"));
-            assertEquals(401, status(uri, "admin:wrong-" + password));
+            assertEquals(401, ExportedJar.status(uri, "admin:admin"));
+            assertEquals(401, ExportedJar.status(uri, "admin:wrong-" + password));
             assertTrue(Files.readString(log), Files.readString(log).contains(
                     "pageio: Web Console at http://127.0.0.1:" + port + "/system/console — user admin, password in " + file));
         } finally {
@@ -191,26 +160,5 @@ public class ExecutableJarIT {
                 p.destroyForcibly();
             }
         }
-    }
-
-    private static int status(URI uri, String credentials) {
-        try {
-            HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
-            c.setConnectTimeout(2000);
-            c.setReadTimeout(5000);
-            if (credentials != null) {
-                c.setRequestProperty("Authorization", "Basic "
-                        + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
-            }
-            int code = c.getResponseCode();
-            c.disconnect();
-            return code;
-        } catch (IOException notYet) {
-            return -1;
-        }
-    }
-
-    private static String tail(String s) {
-        return s.length() <= 2000 ? s : "…" + s.substring(s.length() - 2000);
     }
 }

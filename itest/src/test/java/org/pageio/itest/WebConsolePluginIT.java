@@ -7,7 +7,6 @@ import static org.junit.Assert.fail;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -15,8 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +21,8 @@ import java.util.stream.Stream;
 
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.pageio.itest.kit.ExportedJar;
+import org.pageio.itest.kit.ExportedJar.Run;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
@@ -49,16 +48,12 @@ public class WebConsolePluginIT {
     static final String CHROMIUM = "/usr/bin/chromium";
     static final String CHROMEDRIVER = "/usr/bin/chromedriver";
 
-    private static File jar;
+    private static ExportedJar jar;
     private static Path target;
 
     @BeforeClass
     public static void findJarAndBrowser() {
-        String path = System.getProperty("pageio.app.jar");
-        jar = path == null ? null : new File(path);
-        if (jar == null || !jar.isFile()) {
-            fail("app/target/pageio.jar is not built (pageio.app.jar=" + path + "): run mvn verify from the top");
-        }
+        jar = ExportedJar.require();
         if (!new File(CHROMIUM).canExecute() || !new File(CHROMEDRIVER).canExecute()) {
             fail("the browser test needs Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
                     + "): apt-get install -y chromium chromium-driver (.ci/run installs them)");
@@ -78,33 +73,8 @@ public class WebConsolePluginIT {
         return Files.createDirectories(data);
     }
 
-    private static List<String> java(Path data, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8", "-Dpageio.data=" + data));
-        cmd.addAll(List.of(args));
-        cmd.add("-jar");
-        cmd.add(jar.getAbsolutePath());
-        return cmd;
-    }
-
-    private record Run(int code, String out, String err) {}
-
     private static Run exec(Path data, String script) throws Exception {
-        Path out = Files.createTempFile(data, "out", ".txt");
-        Path err = Files.createTempFile(data, "err", ".txt");
-        Process p = new ProcessBuilder(java(data, "-Dgosh.args=--nointeractive", "-Dorg.apache.felix.http.enable=false",
-                "-Dpageio.exec=" + script))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            // A hang guard, not a speed test: kill it so it does not go on loading the machine under later tests.
-            p.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
-            throw new AssertionError("the container did not exit within 180 s and was killed; script: " + script
-                    + "\nstdout tail: " + tail(Files.readString(out)) + "\nstderr tail: " + tail(Files.readString(err)));
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        return jar.exec(data, script);
     }
 
     /** A value set with pageio:set is saved in the settings file and in force after a restart. */
@@ -146,7 +116,7 @@ public class WebConsolePluginIT {
         }
         Path log = data.resolve("console.log");
         // interactive Gogo shell reading our pipe: we type commands into it while the browser watches
-        Process p = new ProcessBuilder(java(data, "-Dorg.osgi.service.http.port=" + port))
+        Process p = new ProcessBuilder(jar.java(data, "-Dorg.osgi.service.http.port=" + port))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         Path profile = Files.createTempDirectory(target, "chromium-profile");
         WebDriver browser = null;
@@ -293,7 +263,7 @@ public class WebConsolePluginIT {
         while (System.currentTimeMillis() < deadline) {
             if (Files.isRegularFile(file)) {
                 String password = Files.readString(file).strip();
-                code = status(URI.create(url), "admin:" + password);
+                code = ExportedJar.status(URI.create(url), "admin:" + password);
                 if (code == 200) {
                     return password;
                 }
@@ -302,24 +272,5 @@ public class WebConsolePluginIT {
         }
         throw new AssertionError("the pageio page did not answer 200 within 60 s (last " + code + "); log:\n"
                 + Files.readString(log));
-    }
-
-    private static int status(URI uri, String credentials) {
-        try {
-            HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
-            c.setConnectTimeout(2000);
-            c.setReadTimeout(5000);
-            c.setRequestProperty("Authorization", "Basic "
-                    + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
-            int code = c.getResponseCode();
-            c.disconnect();
-            return code;
-        } catch (IOException notYet) {
-            return -1;
-        }
-    }
-
-    private static String tail(String s) {
-        return s.length() <= 2000 ? s : "…" + s.substring(s.length() - 2000);
     }
 }
