@@ -8,12 +8,13 @@
  *       own fixed set of handles, staged batch and in-flight list.</li>
  *   <li>{@link org.pageio.api.IoHandle}: one I/O, its state machine, generation, iovecs and
  *       completion callbacks.</li>
- *   <li>{@link org.pageio.api.IoMethod}: what a method bundle implements.</li>
+ *   <li>{@link org.pageio.api.IoMethod}: what a method bundle implements;
+ *       {@link org.pageio.api.ForwardingIoMethod} the base for decorators of another method.</li>
  * </ul>
  *
  * See the bundle's README.md for the invariants: who may change a handle's state, which thread
  * runs which callback, and the memory ordering of the state word.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.pageio.api;

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.pageio.api.ForwardingIoMethod;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.api.IoSession;
@@ -31,7 +32,7 @@ import org.pageio.posix.Posix;
  *
  * <p>Thread-safe. Counters tell tests what was injected and how many I/Os passed.
  */
-public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
+public final class FaultInjectingMethod extends ForwardingIoMethod implements AutoCloseable {
 
     /** The name it registers under: {@code io.method=fault}. */
     public static final String NAME = "fault";
@@ -67,6 +68,7 @@ public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
         });
     }
 
+    @Override
     public IoMethod delegate() {
         return delegate;
     }
@@ -84,32 +86,6 @@ public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
     @Override
     public String name() {
         return NAME;
-    }
-
-    @Override
-    public Availability availability() {
-        return delegate.availability();
-    }
-
-    @Override
-    public Object openSession(IoSession session) {
-        return delegate.openSession(session);
-    }
-
-    @Override
-    public void closeSession(IoSession session, Object methodState) {
-        delegate.closeSession(session, methodState);
-    }
-
-    /** As the wrapped method: a decorated {@code direct} still bypasses the page cache. */
-    @Override
-    public boolean bypassesPageCache() {
-        return delegate.bypassesPageCache();
-    }
-
-    @Override
-    public boolean needsSynchronousExecution(IoHandle h) {
-        return delegate.needsSynchronousExecution(h);
     }
 
     /** Inline I/O: spoiled here, in the issuer, if the plan matches (REORDER has no batch: runs as is). */
@@ -257,11 +233,6 @@ public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
         taken.remove(h, t);
     }
 
-    @Override
-    public boolean hasWaitOne() {
-        return delegate.hasWaitOne();
-    }
-
     /**
      * Polls, and never hands a blocking wait to the delegate: whether the handle is ours (completed
      * by this class, maybe on the timer thread) or the delegate's can change while we wait — a
@@ -289,11 +260,6 @@ public final class FaultInjectingMethod implements IoMethod, AutoCloseable {
         if (!taken.containsKey(h)) {
             delegate.checkOne(h, generation);
         }
-    }
-
-    @Override
-    public boolean waitOnFdBeforeClose() {
-        return delegate.waitOnFdBeforeClose();
     }
 
     /** Stops the timer thread; delayed I/Os not yet run are performed at once. */

@@ -6,16 +6,17 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.Designate;
+import org.pageio.api.ForwardingIoMethod;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
-import org.pageio.api.IoSession;
 import org.pageio.posix.CallState;
 
 /**
  * {@code io_method=ratelimit}, an example third-party method: a decorator that lets at most
  * {@code iops} I/Os per second through to another method ({@code sync} by default), with a burst
  * of {@code burst}. The issuer waits for a token before an I/O starts, which is how a rate limit
- * slows a reader down; everything else (sessions, waiting, completion) is the delegate's.
+ * slows a reader down; everything else (sessions, waiting, completion) is the delegate's, forwarded
+ * by {@link ForwardingIoMethod}.
  *
  * <p>Built against pageio's API packages only, with its own pom, and checked with
  * {@code ./pageio tck examples/ratelimit-method/target/ratelimit-method-1.0.0.jar}.
@@ -23,7 +24,7 @@ import org.pageio.posix.CallState;
 @Component(service = IoMethod.class, property = IoMethod.PROPERTY + "=" + RateLimitMethod.NAME,
         configurationPid = "org.example.pageio.ratelimit")
 @Designate(ocd = RateLimitConfig.class)
-public final class RateLimitMethod implements IoMethod {
+public final class RateLimitMethod extends ForwardingIoMethod {
 
     public static final String NAME = "ratelimit";
 
@@ -58,28 +59,13 @@ public final class RateLimitMethod implements IoMethod {
     }
 
     @Override
+    protected IoMethod delegate() {
+        return delegate;
+    }
+
+    @Override
     public String name() {
         return NAME;
-    }
-
-    @Override
-    public Availability availability() {
-        return delegate.availability();
-    }
-
-    @Override
-    public Object openSession(IoSession session) {
-        return delegate.openSession(session);
-    }
-
-    @Override
-    public void closeSession(IoSession session, Object methodState) {
-        delegate.closeSession(session, methodState);
-    }
-
-    @Override
-    public boolean needsSynchronousExecution(IoHandle handle) {
-        return delegate.needsSynchronousExecution(handle);
     }
 
     @Override
@@ -92,25 +78,5 @@ public final class RateLimitMethod implements IoMethod {
     public int submit(IoHandle[] handles, int count) {
         take(count);
         return delegate.submit(handles, count);
-    }
-
-    @Override
-    public boolean hasWaitOne() {
-        return delegate.hasWaitOne();
-    }
-
-    @Override
-    public void waitOne(IoHandle handle, long generation) {
-        delegate.waitOne(handle, generation);
-    }
-
-    @Override
-    public void checkOne(IoHandle handle, long generation) {
-        delegate.checkOne(handle, generation);
-    }
-
-    @Override
-    public boolean waitOnFdBeforeClose() {
-        return delegate.waitOnFdBeforeClose();
     }
 }
