@@ -362,8 +362,8 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
-        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits)",
-                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits());
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits%s)",
+                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), ringNote(method, stats.ioCount()));
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),
                 (cpu1 - cpu0) / 1e3 / stats.ioCount(), note);
     }
@@ -443,6 +443,24 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         return new Result("raw " + engine, workload(random), ios * (double) bs / secs, ios / secs, ios,
-                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager)");
+                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager" + ringNote(method, ios) + ")");
+    }
+
+    /**
+     * What the sessions' rings counted (engine io_uring): io_uring_enter calls per read (to submit,
+     * to block for a completion), polls of the completion queue per read and how many found
+     * something, and the average number of reads the kernel had in flight just before each
+     * submission: the device depth actually kept, which completed reads waiting to be consumed in
+     * order do not fill.
+     */
+    static String ringNote(IoMethod method, long ios) {
+        long[] t = DirectBenchAccess.ringTotals(method);
+        if (t[0] == 0 || ios == 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; ring: %.3f enters per read (%.3f submit, %.3f wait), %.2f polls per read"
+                + " (%.0f%% found one), %.1f in the kernel at submit + %.1f submitted", (t[1] + t[3]) / (double) ios,
+                t[1] / (double) ios, t[3] / (double) ios, t[4] / (double) ios, t[4] == 0 ? 0 : 100.0 * t[5] / t[4],
+                t[7] == 0 ? Double.NaN : t[6] / (double) t[7], t[7] == 0 ? Double.NaN : t[2] / (double) t[7]);
     }
 }

@@ -116,9 +116,21 @@ public final class IoUring implements AutoCloseable {
     private long submitCalls;
     /** I/Os failed by the owner because the kernel refused the submission. */
     private long submitFailures;
+    /**
+     * Sum over submissions of the I/Os the kernel still had in flight just before each one (SQEs
+     * it consumed minus completions it posted, read from the CQ tail), and the submissions summed:
+     * the device queue depth a submitter keeps, which completed-but-unconsumed I/Os do not fill.
+     */
+    private long inFlightAtSubmitSum;
+    private long submitSamples;
 
     // ---- guarded by completionLock ----
     private long reaped;
+    /** io_uring_enter calls that blocked for a completion (GETEVENTS, min 1). */
+    private long waitCalls;
+    /** {@link #poll()} calls that took the lock, and those of them that found a completion. */
+    private long polls;
+    private long fruitfulPolls;
     private long strayCompletions;
     private long waitErrors;
     private int lastWaitErrno;
@@ -448,6 +460,10 @@ public final class IoUring implements AutoCloseable {
             return 0;
         }
         relieveCqPressure();
+        // Acquire (CQ tail, as the reaper reads it): completions the kernel posted so far. Both
+        // counters wrap at 2^32 together, so their int difference is the kernel's in-flight count.
+        inFlightAtSubmitSum += (int) submitted - (int) INT.getAcquire(cqRing, cqTailOff);
+        submitSamples++;
         int consumed = 0;
         int retries = 0;
         while (pending > 0) {
@@ -534,6 +550,39 @@ public final class IoUring implements AutoCloseable {
         return submitFailures;
     }
 
+    /**
+     * The average number of I/Os the kernel had in flight (consumed SQEs without a posted CQE)
+     * just before a submission: how deep a submitter keeps the device between its refills. NaN
+     * before the first submission. Owner only.
+     */
+    public double averageInFlightAtSubmit() {
+        return submitSamples == 0 ? Double.NaN : (double) inFlightAtSubmitSum / submitSamples;
+    }
+
+    /** Submissions {@link #averageInFlightAtSubmit()} averages over. Owner only. */
+    public long submitSamples() {
+        return submitSamples;
+    }
+
+    /** The sum {@link #averageInFlightAtSubmit()} divides (to add up several rings). Owner only. */
+    public long inFlightAtSubmitSum() {
+        return inFlightAtSubmitSum;
+    }
+
+    /**
+     * {waitCalls, polls, fruitfulPolls}: io_uring_enter calls that blocked for a completion,
+     * {@link #poll()} calls that took the lock, and those that found something. Any thread
+     * (takes the completion lock).
+     */
+    public long[] reapStats() {
+        completionLock.lock();
+        try {
+            return new long[] {waitCalls, polls, fruitfulPolls};
+        } finally {
+            completionLock.unlock();
+        }
+    }
+
     // ------------------------------------------------------------------ completion (any thread)
 
     /**
@@ -577,7 +626,15 @@ public final class IoUring implements AutoCloseable {
             return 0;
         }
         try {
-            return closed ? 0 : reapLocked();
+            if (closed) {
+                return 0;
+            }
+            polls++;
+            int n = reapLocked();
+            if (n > 0) {
+                fruitfulPolls++;
+            }
+            return n;
         } finally {
             completionLock.unlock();
         }
@@ -626,6 +683,7 @@ public final class IoUring implements AutoCloseable {
     }
 
     private void waitInKernelLocked(boolean sliced) {
+        waitCalls++;
         long r = sliced && extArg
                 ? Posix.syscall(lockedCallState, SYS_IO_URING_ENTER, ringFd, 0, 1,
                         IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, waitArg.address(), GETEVENTS_ARG_BYTES)

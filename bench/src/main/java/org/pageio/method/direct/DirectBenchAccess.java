@@ -26,6 +26,15 @@ public final class DirectBenchAccess {
         ((DirectIoMethod) m).deactivate();
     }
 
+    /**
+     * The rings' counters of the sessions closed so far: {sessions, submit enters, SQEs submitted,
+     * blocking wait enters, polls, polls that found a completion, in-flight-at-submit sum,
+     * submissions sampled}.
+     */
+    public static long[] ringTotals(IoMethod m) {
+        return ((DirectIoMethod) m).ringTotals();
+    }
+
     /** Which engine runs. */
     public static String engine(IoMethod m) {
         return ((DirectIoMethod) m).engine().toString();

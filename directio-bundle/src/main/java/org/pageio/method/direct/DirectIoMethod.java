@@ -60,6 +60,12 @@ public final class DirectIoMethod implements IoMethod {
     private volatile String reason = "the component is not activated";
     private volatile Availability availability = Availability.unavailable("io_method=direct: " + reason);
     private volatile ThreadsEngine threads;
+    /**
+     * Counters of the rings of closed sessions, added up at {@code closeSession} (guarded by
+     * {@code this}): {sessions, submit enters, SQEs submitted, blocking wait enters, polls,
+     * polls that found a completion, in-flight-at-submit sum, submissions sampled}.
+     */
+    private final long[] ringTotals = new long[8];
 
     public DirectIoMethod() {
     }
@@ -147,6 +153,7 @@ public final class DirectIoMethod implements IoMethod {
     @Override
     public void closeSession(IoSession session, Object methodState) {
         if (methodState instanceof DirectSession ds && ds.ring != null) {
+            addRingTotals(ds.ring);
             ds.ring.close();
         }
     }
@@ -238,6 +245,27 @@ public final class DirectIoMethod implements IoMethod {
     @Override
     public boolean waitOnFdBeforeClose() {
         return true;
+    }
+
+    private synchronized void addRingTotals(IoUring ring) {
+        long[] reap = ring.reapStats();
+        long[] t = ringTotals;
+        t[0]++;
+        t[1] += ring.submitCalls();
+        t[2] += ring.submitted();
+        t[3] += reap[0];
+        t[4] += reap[1];
+        t[5] += reap[2];
+        t[6] += ring.inFlightAtSubmitSum();
+        t[7] += ring.submitSamples();
+    }
+
+    /**
+     * The counters of every closed session's ring, added up (see {@code ringTotals}): what the
+     * benchmark prints as io_uring_enter calls per read and the device depth kept. A copy.
+     */
+    synchronized long[] ringTotals() {
+        return ringTotals.clone();
     }
 
     /** Statistics of one session: {directSetups, flushes, refusals}; owner thread. */

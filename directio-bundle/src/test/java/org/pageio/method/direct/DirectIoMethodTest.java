@@ -218,6 +218,16 @@ class DirectIoMethodTest {
             assertEquals(2, stats[1], "one fdatasync before the first direct read of each descriptor");
         }
         assertTrue(DirectFiles.isDirect(bufferedFd));
+        DirectIoMethod m = (DirectIoMethod) ctx.method();
+        long[] rings = m.ringTotals(); // what the benchmark prints, added up when the session closed
+        if (engine.equals("io_uring")) {
+            assertEquals(1, rings[0], "one session's ring");
+            assertEquals(4, rings[2], "4 reads, each its own submission");
+            assertEquals(4, rings[7], "4 submissions sampled");
+            assertEquals(0, rings[6], "each read waited for before the next: none in flight at a submission");
+        } else {
+            assertEquals(0, rings[0], "the threads engine has no ring");
+        }
     }
 
     @ParameterizedTest

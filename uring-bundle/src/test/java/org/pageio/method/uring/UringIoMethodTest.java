@@ -167,6 +167,73 @@ class UringIoMethodTest {
         }
     }
 
+    /**
+     * The ring's counters that say how a submitter uses it (issue 6's measurements): the reads the
+     * kernel still had in flight before each submission, the blocking waits and the polls. A read
+     * of an empty FIFO stays in flight in the kernel until a writer comes, which makes the counts
+     * exact.
+     */
+    @Test
+    void theRingCountsReadsInFlightAtEachSubmissionBlockingWaitsAndPolls() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor(), "mkfifo " + fifo);
+        int pipeFd = open(fifo, OpenFlags.O_RDWR); // a reader and a writer: neither open nor read fails
+        try (IoSession s = ctx.openSession("t")) {
+            IoUring ring = (IoUring) s.methodState();
+            assertTrue(Double.isNaN(ring.averageInFlightAtSubmit()), "no submission yet");
+            MemorySegment pipeBuf = block();
+            IoReturn pipeRet = new IoReturn();
+            IoHandle pipe = s.acquire();
+            long pipeGen = pipe.generation();
+            pipe.setIovec(0, pipeBuf).setReturn(pipeRet).startReadv(pipeFd, 1, 0);
+            assertEquals(1, ring.submitSamples());
+            assertEquals(0, ring.inFlightAtSubmitSum(), "nothing was in flight before the first submission");
+            long[] reap = ring.reapStats();
+            assertFalse(s.checkDone(pipe, pipeGen), "the FIFO is empty: the read stays in flight");
+            assertEquals(reap[1] + 1, ring.reapStats()[1], "checkDone polled the ring once");
+            assertEquals(reap[2], ring.reapStats()[2], "and found nothing");
+
+            int n = 4;
+            IoHandle[] hs = new IoHandle[n];
+            long[] gens = new long[n];
+            IoReturn[] rets = new IoReturn[n];
+            MemorySegment[] bufs = new MemorySegment[n];
+            s.enterBatchMode();
+            for (int i = 0; i < n; i++) {
+                bufs[i] = block();
+                rets[i] = new IoReturn();
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).startReadv(alphaFd, 1, (long) i * BLOCK);
+            }
+            s.exitBatchMode();
+            assertEquals(2, ring.submitSamples());
+            assertEquals(1, ring.inFlightAtSubmitSum(), "the FIFO read was in flight when the batch went in");
+            for (int i = 0; i < n; i++) {
+                s.await(hs[i], gens[i]);
+                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                assertBlock("alpha", i, bufs[i]);
+            }
+            assertEquals(1.0 / 2, ring.averageInFlightAtSubmit(), 1e-9);
+
+            long waits = ring.reapStats()[0];
+            Thread writer = new Thread(() -> {
+                try {
+                    Thread.sleep(300); // the owner blocks in io_uring_enter meanwhile
+                    Files.write(fifo, new byte[] {42});
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, "fifo writer");
+            writer.start();
+            s.await(pipe, pipeGen);
+            writer.join();
+            assertEquals(IoResult.PARTIAL, pipeRet.status(), pipeRet.message());
+            assertEquals(42, pipeBuf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+            assertTrue(ring.reapStats()[0] > waits, "the owner blocked in io_uring_enter for the FIFO read");
+        }
+    }
+
     @Test
     void writeAndWritevThenFsyncAndFdatasyncThenReadBack() throws IOException {
         Path gamma = dir.resolve("gamma");
