@@ -499,6 +499,87 @@ public final class BufferPool implements AutoCloseable {
         return nextVictim.get();
     }
 
+    // ------------------------------------------------------------------ dropping every buffer
+
+    /**
+     * What {@link #evictAll} did, as PostgreSQL 18's {@code pg_buffercache_evict_all()} reports it.
+     *
+     * @param evicted buffers whose page was dropped (they are empty now)
+     * @param flushed dirty buffers written before they were dropped (including neighbours a
+     *                combined write took along)
+     * @param skipped buffers that stay: pinned, under I/O, locked for modification, or dirty
+     *                because their write failed (the errno is kept, as for any failed write)
+     */
+    public record EvictAllResult(int evicted, int flushed, int skipped) {
+    }
+
+    /**
+     * Drops every unpinned buffer from the pool (PostgreSQL 18's {@code pg_buffercache_evict_all},
+     * {@code EvictAllUnpinnedBuffers}): afterwards the pool is as empty as a new one for every
+     * buffer nobody pinned, without allocating and zeroing a new one. The drill uses it to empty
+     * shared buffers between runs.
+     *
+     * <p><b>Dirty buffers are written first</b>, through {@code session}'s write-back, and waited
+     * for, as PostgreSQL does (it flushes, then invalidates): refusing would make the operation
+     * useless after any modification, and discarding would lose data ({@code DropRelationBuffers}
+     * discards only because the relation is gone). A buffer whose write fails stays, dirty, and is
+     * counted as skipped. Pinned buffers and buffers under I/O are skipped, never waited for.
+     *
+     * <p>Runs in the calling thread (the thread of {@code session}); concurrent sessions are
+     * safe: a buffer is dropped only by the CAS from "pinned once by us, clean, not under I/O,
+     * not locked" to untagged, the same rule as eviction, so a session that pins it first keeps
+     * it. Not counted as evictions in {@code stat_io} (as PostgreSQL does not), writes are.
+     *
+     * @throws PosixException when a dirty buffer's segment file cannot be opened (buffers
+     *         handled before it stay dropped)
+     */
+    public EvictAllResult evictAll(BufferSession session) throws PosixException {
+        int evicted = 0;
+        int skipped = 0;
+        BufferWriter writer = session.writer();
+        long written = writer.blocksIssued;
+        for (int buf = 0; buf < nbuffers; buf++) {
+            if ((state(buf) & TAG_VALID) == 0) {
+                continue; // empty
+            }
+            if (!tryPinUnused(buf, MAX_USAGE)) {
+                skipped++;
+                continue;
+            }
+            try {
+                // Twice at most: a combined write that failed is retried alone (a block whose last
+                // write failed is written by itself), so one bad neighbour cannot keep it dirty.
+                for (int attempt = 0; attempt < 2 && (state(buf) & DIRTY) != 0; attempt++) {
+                    writer.writeVictim(buf, null, true);
+                }
+                if (dropPinnedOnce(buf)) {
+                    evicted++;
+                } else if ((state(buf) & TAG_VALID) != 0) {
+                    skipped++; // still dirty (the write failed), or pinned or locked meanwhile
+                }
+            } finally {
+                unpin(buf);
+            }
+        }
+        return new EvictAllResult(evicted, (int) (writer.blocksIssued - written), skipped);
+    }
+
+    /** Untags {@code buf} if the caller's pin is its only one and it is clean, idle and unlocked. */
+    private boolean dropPinnedOnce(int buf) {
+        long s = state(buf);
+        if ((s & TAG_VALID) == 0 || refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED)) != 0) {
+            return false;
+        }
+        long oldTag = tags[buf];
+        // CAS (volatile) from "pinned only by us, clean": a reader pinning after it sees no tag.
+        if (!casState(buf, s, s & ~(TAG_VALID | VALID | IO_ERROR | USAGE_MASK))) {
+            return false;
+        }
+        mapping.remove(oldTag, buf);
+        tags[buf] = -1;
+        return true;
+    }
+
     // ------------------------------------------------------------------ buffer I/O claims
 
     static final int IO_READY = 0;
