@@ -43,8 +43,8 @@ import org.pageio.table.TableShape;
  * The first article's drill as one call. Loads {@code t} (sequential scans) and the third
  * article's {@code prefetch_test} with its index on {@code val} (bitmap heap and index scans), or
  * reuses them when they were loaded with the same rows and seed; then for each round, each case,
- * each method and baseline in an order rotated by round: a fresh buffer pool (empty shared
- * buffers), the case's files evicted from the page cache and proven cold with mincore (cold
+ * each method and baseline in an order rotated by round: empty shared buffers (each method keeps
+ * one buffer pool for the whole drill, emptied with {@link BufferPool#evictAll} before each run), the case's files evicted from the page cache and proven cold with mincore (cold
  * cases) or kept there (OS-warm case), one scan. Before round 1 every method and Java baseline
  * scans once, unrecorded (JIT, threads).
  *
@@ -83,6 +83,8 @@ public final class Drill {
     private final BufMgrSettings settings;
     private final String fio;
     private String fioFailure;
+    /** Per method, for the whole run; closed at its end. */
+    private final Map<String, Rig> rigs = new LinkedHashMap<>();
 
     /**
      * @param opts        what to run
@@ -197,6 +199,17 @@ public final class Drill {
     }
 
     public DrillResult run() throws IOException {
+        try {
+            return runAll();
+        } finally {
+            for (Rig r : rigs.values()) {
+                r.close();
+            }
+            rigs.clear();
+        }
+    }
+
+    private DrillResult runAll() throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Files.createDirectories(opts.dataDir());
@@ -207,7 +220,6 @@ public final class Drill {
             Loaded pf = needPf ? prepareTable(smgr, DrillOptions.PREFETCH_TABLE, TableShape.PREFETCH_TEST, KEY_COLUMN) : null;
             List<DrillCase> cases = new ArrayList<>();
             Map<DrillCase, Target> targets = new LinkedHashMap<>();
-            DrillCase mainSeq = null;
             if (t != null) {
                 List<Path> files = heapFiles(smgr, t.table);
                 Target seq = new Target(t.table.name(), t.table.rows(), files, files, null, t.table.rows());
@@ -218,9 +230,6 @@ public final class Drill {
                                 true, e, bytes);
                         cases.add(c);
                         targets.put(c, seq);
-                        if (mainSeq == null || e == DrillOptions.DEFAULT_EIC_VALUE) {
-                            mainSeq = c;
-                        }
                     }
                 }
                 if (opts.runs("warm")) {
@@ -271,7 +280,7 @@ public final class Drill {
                 r.add(FILE_CHANNEL);
                 r.add(ASYNC_FILE_CHANNEL);
                 if (fio != null && c.cold()) {
-                    if (c == mainSeq) {
+                    if (c.scan() == Scan.SEQ) { // at every eic, depth = eic
                         r.add(FioBaseline.Job.SEQ_BUFFERED.series);
                         r.add(FioBaseline.Job.SEQ_DIRECT.series);
                     } else if (c.scan() != Scan.SEQ) {
@@ -364,7 +373,7 @@ public final class Drill {
             return c.eic() + " reads in flight (" + unit + ")";
         }
         FioBaseline.Job j = FioBaseline.Job.bySeries(name);
-        return j == null ? null : j.description();
+        return j == null ? null : j.description(c.eic());
     }
 
     static String percent(double f) {
@@ -557,47 +566,110 @@ public final class Drill {
     }
 
     /**
-     * One run of one method, in its own storage manager (fresh descriptors: a method may change a
-     * descriptor's mode, as {@code direct} switches it to O_DIRECT, and must not change how the
-     * next method reads), its own AIO core and an empty buffer pool.
+     * One method's storage manager, AIO core, buffer pool and table service, kept for every run of
+     * that method in the drill (one 256MB pool per method instead of one allocated and zeroed per
+     * run). Its own storage manager: a method may change a descriptor's mode, as {@code direct}
+     * switches it to O_DIRECT, and must not change how another method reads.
      */
-    private Sample runMethod(DrillCase c, int round, IoMethod m, Target t, ByteBuffer warmBuffer) throws IOException {
-        StatIo stats = new StatIo();
-        try (StorageManager smgr = new StorageManager(opts.dataDir(), opts.segmentBlocks(), false);
-                AioContext aio = AioContext.create(m, settings.aioConfig())) {
-            BufferPool pool = new BufferPool(settings, smgr, aio, stats);
+    private final class Rig implements AutoCloseable {
+        final StorageManager smgr;
+        final AioContext aio;
+        final StatIo stats = new StatIo();
+        final BufferPool pool;
+        final TableService tables;
+
+        Rig(IoMethod m) throws IOException {
+            smgr = new StorageManager(opts.dataDir(), opts.segmentBlocks(), false);
+            AioContext a = null;
+            BufferPool p = null;
             try {
-                TableService tables = TableServices.over(pool);
-                Residency res = prepareCache(c, t.coldFiles(), warmBuffer);
-                String note = verdict(c, res, t.coldFiles());
-                ScanReport r = tables.scan(request(c, t));
-                if (r.count() != t.expected()) {
-                    throw new IllegalStateException("io_method=" + m.name() + ": " + c.scan().label() + " of " + t.table() + " returned "
-                            + r.count() + " rows, expected " + t.expected());
+                a = AioContext.create(m, settings.aioConfig());
+                p = new BufferPool(settings, smgr, a, stats);
+                tables = TableServices.over(p);
+            } catch (IOException | RuntimeException | Error e) {
+                if (p != null) {
+                    p.close();
                 }
-                if (c.scan() == Scan.INDEX && r.sumLength() != r.count() * TableShape.PREFETCH_TEST.textLength()) {
-                    throw new IllegalStateException("io_method=" + m.name() + ": sum(length(payload)) of " + t.table() + " returned "
-                            + r.sumLength() + ", expected " + r.count() * TableShape.PREFETCH_TEST.textLength());
+                if (a != null) {
+                    a.close();
                 }
-                long reads = 0;
-                long bytes = 0;
-                for (StatIo.Row row : stats.rows()) {
-                    reads += row.value(StatIo.Column.READS);
-                    bytes += row.value(StatIo.Column.READ_BYTES);
-                }
-                return new Sample(round, r.executionNanos(), r.plan().ioReadNanos(), reads, bytes, r.sharedHit(), res.residentPages(),
-                        res.totalPages(), note == null, note);
-            } finally {
+                smgr.close();
+                throw e;
+            }
+            aio = a;
+            pool = p;
+        }
+
+        /**
+         * Empties shared buffers ({@link BufferPool#evictAll}) and zeroes stat_io. Nothing is dirty
+         * or pinned between runs; a buffer left would be a leak, and the run would not start empty.
+         */
+        void empty(String method) throws IOException {
+            BufferPool.EvictAllResult e;
+            try (var s = pool.openSession("client")) {
+                e = pool.evictAll(s);
+            }
+            if (e.skipped() != 0) {
+                throw new IllegalStateException("io_method=" + method + ": shared buffers could not be emptied before the run: "
+                        + e.skipped() + " buffer(s) still pinned or dirty");
+            }
+            stats.reset();
+        }
+
+        @Override
+        public void close() {
+            try {
                 pool.close();
+            } finally {
+                try {
+                    aio.close();
+                } finally {
+                    smgr.close();
+                }
             }
         }
+    }
+
+    private Rig rig(IoMethod m) throws IOException {
+        Rig r = rigs.get(m.name());
+        if (r == null) {
+            r = new Rig(m);
+            rigs.put(m.name(), r);
+        }
+        return r;
+    }
+
+    /** One run of one method on its rig, shared buffers emptied first. */
+    private Sample runMethod(DrillCase c, int round, IoMethod m, Target t, ByteBuffer warmBuffer) throws IOException {
+        Rig rig = rig(m);
+        rig.empty(m.name());
+        StatIo stats = rig.stats;
+        Residency res = prepareCache(c, t.coldFiles(), warmBuffer);
+        String note = verdict(c, res, t.coldFiles());
+        ScanReport r = rig.tables.scan(request(c, t));
+        if (r.count() != t.expected()) {
+            throw new IllegalStateException("io_method=" + m.name() + ": " + c.scan().label() + " of " + t.table() + " returned "
+                    + r.count() + " rows, expected " + t.expected());
+        }
+        if (c.scan() == Scan.INDEX && r.sumLength() != r.count() * TableShape.PREFETCH_TEST.textLength()) {
+            throw new IllegalStateException("io_method=" + m.name() + ": sum(length(payload)) of " + t.table() + " returned "
+                    + r.sumLength() + ", expected " + r.count() * TableShape.PREFETCH_TEST.textLength());
+        }
+        long reads = 0;
+        long bytes = 0;
+        for (StatIo.Row row : stats.rows()) {
+            reads += row.value(StatIo.Column.READS);
+            bytes += row.value(StatIo.Column.READ_BYTES);
+        }
+        return new Sample(round, r.executionNanos(), r.plan().ioReadNanos(), reads, bytes, r.sharedHit(), res.residentPages(),
+                res.totalPages(), note == null, note);
     }
 
     private Sample runFio(FioBaseline.Job job, DrillCase c, int round, Target t, ByteBuffer warmBuffer) throws IOException {
         Residency res = prepareCache(c, t.coldFiles(), warmBuffer);
         String note = verdict(c, res, t.coldFiles());
         try {
-            FioBaseline.Result r = FioBaseline.run(fio, job, t.heapFiles(), job.rw.equals("randread") ? c.bytes() : 0);
+            FioBaseline.Result r = FioBaseline.run(fio, job, job.depth(c.eic()), t.heapFiles(), job.rw.equals("randread") ? c.bytes() : 0);
             return new Sample(round, r.runtimeNanos(), -1, r.ios(), r.ioBytes(), 0, res.residentPages(), res.totalPages(), note == null,
                     note);
         } catch (InterruptedIOException e) {

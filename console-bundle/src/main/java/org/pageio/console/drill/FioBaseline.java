@@ -12,8 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * fio as a baseline on the drill's own segment files (issue 9): sequential 128 KiB reads at
- * depth 16, buffered and direct, and random 8 KiB reads at depth 64, direct, all with fio's
+ * fio as a baseline on the drill's own segment files (issue 9): sequential 128 KiB reads,
+ * buffered and direct, at the depth of the case's {@code effective_io_concurrency} (so each eic case
+ * has its own fio figure), and random 8 KiB reads at depth 64, direct, all with fio's
  * {@code io_uring} engine and {@code --readonly}. The time is fio's own {@code read.runtime}
  * (start-up excluded). Stateless; any thread.
  */
@@ -21,13 +22,14 @@ final class FioBaseline {
 
     /** The fio jobs of the drill. */
     enum Job {
-        SEQ_BUFFERED("fio seq buffered", "read", 128, 16, false),
-        SEQ_DIRECT("fio seq direct", "read", 128, 16, true),
+        SEQ_BUFFERED("fio seq buffered", "read", 128, 0, false),
+        SEQ_DIRECT("fio seq direct", "read", 128, 0, true),
         RAND_DIRECT("fio rand direct", "randread", 8, 64, true);
 
         final String series;
         final String rw;
         final int kib;
+        /** Fixed I/O depth, or 0: the case's effective_io_concurrency (at least 1). */
         final int depth;
         final boolean direct;
 
@@ -39,8 +41,13 @@ final class FioBaseline {
             this.direct = direct;
         }
 
-        String description() {
-            return String.format(Locale.ROOT, "fio %s, %d KiB at depth %d, %s, io_uring engine", rw, kib, depth,
+        /** The depth this job runs at in a case of {@code effective_io_concurrency} {@code eic}. */
+        int depth(int eic) {
+            return depth > 0 ? depth : Math.max(1, eic);
+        }
+
+        String description(int eic) {
+            return String.format(Locale.ROOT, "fio %s, %d KiB at depth %d, %s, io_uring engine", rw, kib, depth(eic),
                     direct ? "O_DIRECT" : "buffered");
         }
 
@@ -96,14 +103,14 @@ final class FioBaseline {
                 : "fio is installed (" + p + ") but was switched off for this run (--no-fio)";
     }
 
-    /** The command line of one job over {@code files}; {@code ioBytes} 0 = the whole files once. */
-    static List<String> command(String fio, Job job, List<Path> files, long ioBytes) {
+    /** The command line of one job at {@code depth} over {@code files}; {@code ioBytes} 0 = the whole files once. */
+    static List<String> command(String fio, Job job, int depth, List<Path> files, long ioBytes) {
         StringBuilder names = new StringBuilder();
         for (Path f : files) {
             names.append(names.isEmpty() ? "" : ":").append(f.toAbsolutePath().toString().replace(":", "\\:"));
         }
         List<String> cmd = new ArrayList<>(List.of(fio, "--name=pageio-drill", "--filename=" + names, "--readonly",
-                "--rw=" + job.rw, "--bs=" + job.kib + "k", "--iodepth=" + job.depth, "--direct=" + (job.direct ? 1 : 0),
+                "--rw=" + job.rw, "--bs=" + job.kib + "k", "--iodepth=" + depth, "--direct=" + (job.direct ? 1 : 0),
                 "--ioengine=io_uring", "--output-format=json"));
         if (job.rw.equals("read")) {
             cmd.add("--file_service_type=sequential");
@@ -117,8 +124,8 @@ final class FioBaseline {
     /**
      * Runs one job; fails with one line naming the job, the exit code and fio's first error line.
      */
-    static Result run(String fio, Job job, List<Path> files, long ioBytes) throws IOException {
-        Process p = new ProcessBuilder(command(fio, job, files, ioBytes)).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+    static Result run(String fio, Job job, int depth, List<Path> files, long ioBytes) throws IOException {
+        Process p = new ProcessBuilder(command(fio, job, depth, files, ioBytes)).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .start();
         byte[] err;
         String out = "";
