@@ -85,6 +85,8 @@ public final class Drill {
     private String fioFailure;
     /** Per method, for the whole run; closed at its end. */
     private final Map<String, Rig> rigs = new LinkedHashMap<>();
+    /** CPU and device counters around each timed run; set once the data directory exists. */
+    private RunProbe probe;
 
     /**
      * @param opts        what to run
@@ -213,6 +215,7 @@ public final class Drill {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Files.createDirectories(opts.dataDir());
+        probe = RunProbe.forDirectory(opts.dataDir());
         boolean needT = opts.runs("seq") || opts.runs("warm");
         boolean needPf = opts.runs("bitmap") || opts.runs("index");
         try (StorageManager smgr = new StorageManager(opts.dataDir(), opts.segmentBlocks(), false)) {
@@ -646,7 +649,9 @@ public final class Drill {
         StatIo stats = rig.stats;
         Residency res = prepareCache(c, t.coldFiles(), warmBuffer);
         String note = verdict(c, res, t.coldFiles());
+        RunProbe.Snapshot before = probe.now();
         ScanReport r = rig.tables.scan(request(c, t));
+        RunProbe.Snapshot after = probe.now();
         if (r.count() != t.expected()) {
             throw new IllegalStateException("io_method=" + m.name() + ": " + c.scan().label() + " of " + t.table() + " returned "
                     + r.count() + " rows, expected " + t.expected());
@@ -662,16 +667,18 @@ public final class Drill {
             bytes += row.value(StatIo.Column.READ_BYTES);
         }
         return new Sample(round, r.executionNanos(), r.plan().ioReadNanos(), reads, bytes, r.sharedHit(), res.residentPages(),
-                res.totalPages(), note == null, note);
+                res.totalPages(), note == null, note).probed(before, after);
     }
 
     private Sample runFio(FioBaseline.Job job, DrillCase c, int round, Target t, ByteBuffer warmBuffer) throws IOException {
         Residency res = prepareCache(c, t.coldFiles(), warmBuffer);
         String note = verdict(c, res, t.coldFiles());
         try {
+            RunProbe.Snapshot before = probe.now();
             FioBaseline.Result r = FioBaseline.run(fio, job, job.depth(c.eic()), t.heapFiles(), job.rw.equals("randread") ? c.bytes() : 0);
+            RunProbe.Snapshot after = probe.now();
             return new Sample(round, r.runtimeNanos(), -1, r.ios(), r.ioBytes(), 0, res.residentPages(), res.totalPages(), note == null,
-                    note);
+                    note).probed(before, after, r.cpuNanos());
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
@@ -698,6 +705,7 @@ public final class Drill {
         int depth = Math.max(1, c.eic());
         long reads = 0;
         long bytes = 0;
+        RunProbe.Snapshot before = probe.now();
         long t0 = System.nanoTime();
         ArrayDeque<Future<Integer>> pending = new ArrayDeque<>(depth);
         try {
@@ -762,7 +770,9 @@ public final class Drill {
             throw new IOException("AsynchronousFileChannel read failed: " + e.getCause(), e.getCause());
         }
         long nanos = System.nanoTime() - t0;
-        return new Sample(round, nanos, -1, reads, bytes, 0, res.residentPages(), res.totalPages(), note == null, note);
+        RunProbe.Snapshot after = probe.now();
+        return new Sample(round, nanos, -1, reads, bytes, 0, res.residentPages(), res.totalPages(), note == null, note)
+                .probed(before, after);
     }
 
     private Sample runFileChannel(DrillCase c, int round, Target t, ByteBuffer buffer) throws IOException {
@@ -770,6 +780,7 @@ public final class Drill {
         String note = verdict(c, res, t.coldFiles());
         long reads = 0;
         long bytes = 0;
+        RunProbe.Snapshot before = probe.now();
         long t0 = System.nanoTime();
         if (t.blocks() == null) {
             for (Path p : t.heapFiles()) {
@@ -811,7 +822,9 @@ public final class Drill {
             }
         }
         long nanos = System.nanoTime() - t0;
-        return new Sample(round, nanos, -1, reads, bytes, 0, res.residentPages(), res.totalPages(), note == null, note);
+        RunProbe.Snapshot after = probe.now();
+        return new Sample(round, nanos, -1, reads, bytes, 0, res.residentPages(), res.totalPages(), note == null, note)
+                .probed(before, after);
     }
 
     private static void readAll(Path p, ByteBuffer buffer) throws IOException {

@@ -25,7 +25,7 @@ import org.pageio.console.drill.DrillResult.TableFigures;
 public final class DrillReport {
 
     static final String[] HEADER = {"method", "execution ms", "I/O wait ms", "min–max ms", "MB/s", "bytes/read", "shared hit",
-            "speed vs sync", "vs best Java", "vs best fio", "runs counted"};
+            "speed vs sync", "vs best Java", "vs best fio", "CPU ms", "dev kB/read", "dev depth", "runs counted"};
 
     /** The target of issue 9: the best method's cold sequential bandwidth against fio's best sequential. */
     static final double FIO_SEQ_TARGET = 0.9;
@@ -65,14 +65,16 @@ public final class DrillReport {
             Stats st = s.stats();
             String name = s.baseline() ? s.name() + " (baseline)" : s.name();
             if (st == null) {
-                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
+                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
                 continue;
             }
             out.add(new Object[] {name, ms(st.medianNanos()), st.medianWaitNanos() < 0 ? "–" : ms(st.medianWaitNanos()),
                     ms(st.minNanos()) + "–" + ms(st.maxNanos()), String.format(Locale.ROOT, "%.0f", st.mbPerSecond(bytes)),
                     String.format(Locale.ROOT, "%.0f", st.bytesPerRead()), s.baseline() ? "–" : String.valueOf(st.medianHits()),
                     s.baseline() ? "–" : x(speed(s, sync)), s == java || java == null ? "–" : x(speed(s, java)),
-                    s == fio || fio == null ? "–" : x(speed(s, fio)), st.counted() + "/" + st.runs()});
+                    s == fio || fio == null ? "–" : x(speed(s, fio)), st.medianCpuNanos() < 0 ? "–" : ms(st.medianCpuNanos()),
+                    st.devBytesPerRead() < 0 ? "–" : String.format(Locale.ROOT, "%.0f", st.devBytesPerRead() / 1024),
+                    st.devDepth() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", st.devDepth()), st.counted() + "/" + st.runs()});
         }
         return out;
     }
@@ -95,7 +97,7 @@ public final class DrillReport {
         StringBuilder b = new StringBuilder(heading()).append("\n");
         for (CaseResult c : r.cases()) {
             b.append('\n').append(c.drillCase().title()).append('\n');
-            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
             for (Object[] row : rows(c)) {
                 t.row(row);
             }
@@ -118,7 +120,11 @@ public final class DrillReport {
         b.append("I/O wait = time the scan waited for reads (EXPLAIN's I/O Timings). bytes/read = stat_io read_bytes / reads."
                 + " shared hit = buffers found in shared buffers (an index scan's repeated blocks). MB/s = bytes the case needs"
                 + " (whole heap, or its distinct heap blocks) / median time. speed vs X = X's median / this median (above 1 ="
-                + " faster than X); best Java = the faster of FileChannel and AsynchronousFileChannel.\n");
+                + " faster than X); best Java = the faster of FileChannel and AsynchronousFileChannel. CPU ms = CPU time of the"
+                + " process during the run, every thread, user + system (the JVM's for methods and Java baselines: issuer, I/O"
+                + " workers, io-wq workers, kernel copies; fio's own for fio). dev kB/read and dev depth = what the data directory's"
+                + " block device did meanwhile (/sys/dev/block/…/stat): the size of the reads it completed (kernel read-ahead"
+                + " grows them) and how many were in flight on average; other processes' reads of that device are included.\n");
         b.append("Baselines on the same files and blocks: FileChannel = one positional read at a time (").append(r.readSize() / 1024)
                 .append(" kB for a sequential scan, 8 kB per heap fetch otherwise, in the scan's order); AsynchronousFileChannel ="
                         + " the same reads with effective_io_concurrency of them in flight; fio = sequential 128 KiB at depth ="
@@ -129,6 +135,34 @@ public final class DrillReport {
             b.append("\nio_method=").append(e.getKey()).append(" is not available here: ").append(e.getValue());
         }
         return b.toString();
+    }
+
+    /**
+     * The fastest method against the best Java baseline and fio in one cold count(*) case: CPU per
+     * 128 kB of table, and the device's request size and depth; null without the figures.
+     */
+    private String whereTheTimeGoes(CaseResult c) {
+        Series m = c.fastestMethod();
+        if (m == null || m.stats().medianCpuNanos() < 0) {
+            return null;
+        }
+        long chunks = Math.max(1, c.drillCase().bytes() / r.readSize());
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "Where the time goes, cold count(*) at effective_io_concurrency=%d"
+                + " (per %d kB of table: CPU µs; the device's reads):", c.drillCase().eic(), r.readSize() / 1024));
+        String sep = " ";
+        for (Series s : new Series[] {m, c.series(Drill.ASYNC_FILE_CHANNEL), c.series(Drill.FILE_CHANNEL), c.series("fio seq buffered")}) {
+            if (s == null || s.stats() == null || s.stats().medianCpuNanos() < 0) {
+                continue;
+            }
+            Stats st = s.stats();
+            b.append(sep).append(String.format(Locale.ROOT, "%s %.0f µs CPU (%.0f%% of its wall time)", s.name(),
+                    st.medianCpuNanos() / 1e3 / chunks, 100.0 * st.medianCpuNanos() / st.medianNanos()));
+            if (st.devBytesPerRead() >= 0) {
+                b.append(String.format(Locale.ROOT, ", device reads of %.0f kB at depth %.1f", st.devBytesPerRead() / 1024, st.devDepth()));
+            }
+            sep = "; ";
+        }
+        return b.append('.').toString();
     }
 
     private List<CaseResult> cases(Scan scan, boolean cold) {
@@ -205,6 +239,10 @@ public final class DrillReport {
                     s.append("; no fio figure in this run");
                 }
                 out.add(s.append('.').toString());
+                String where = whereTheTimeGoes(main);
+                if (where != null) {
+                    out.add(where);
+                }
                 if (seq.size() > 1 && !perEic.isEmpty()) {
                     out.add("Against fio at the same depth (iodepth = effective_io_concurrency), the fastest method per case: " + perEic
                             + ".");
@@ -436,7 +474,10 @@ public final class DrillReport {
                             .append(num(st.bytesPerRead())).append(", \"shared_hit_median\": ").append(st.medianHits())
                             .append(", \"speed_vs_sync\": ").append(numOrNull(s.baseline() ? Double.NaN : speed(s, sync)))
                             .append(", \"speed_vs_best_java\": ").append(numOrNull(speed(s, java)))
-                            .append(", \"speed_vs_best_fio\": ").append(numOrNull(speed(s, fio)));
+                            .append(", \"speed_vs_best_fio\": ").append(numOrNull(speed(s, fio)))
+                            .append(", \"cpu_median_ms\": ").append(st.medianCpuNanos() < 0 ? "null" : num(st.medianCpuNanos() / 1e6))
+                            .append(", \"device_bytes_per_read\": ").append(st.devBytesPerRead() < 0 ? "null" : num(st.devBytesPerRead()))
+                            .append(", \"device_reads_in_flight\": ").append(st.devDepth() < 0 ? "null" : num(st.devDepth()));
                 }
                 b.append(", \"runs\": [");
                 for (int i = 0; i < s.samples().size(); i++) {
@@ -446,7 +487,10 @@ public final class DrillReport {
                             .append(x.ioWaitNanos() < 0 ? "null" : num(x.ioWaitNanos() / 1e6)).append(", \"reads\": ").append(x.reads())
                             .append(", \"read_bytes\": ").append(x.readBytes()).append(", \"shared_hit\": ").append(x.hits())
                             .append(", \"resident_pages\": ").append(x.residentPages())
-                            .append(", \"total_pages\": ").append(x.totalPages()).append(", \"counted\": ").append(x.counted())
+                            .append(", \"total_pages\": ").append(x.totalPages()).append(", \"cpu_ms\": ")
+                            .append(x.cpuNanos() < 0 ? "null" : num(x.cpuNanos() / 1e6)).append(", \"device_reads\": ")
+                            .append(x.devReads()).append(", \"device_read_bytes\": ").append(x.devBytes())
+                            .append(", \"device_read_ms\": ").append(x.devReadMs()).append(", \"counted\": ").append(x.counted())
                             .append(", \"note\": ").append(x.note() == null ? "null" : q(x.note())).append('}');
                 }
                 b.append("]}").append(si + 1 < c.series().size() ? ",\n" : "\n");

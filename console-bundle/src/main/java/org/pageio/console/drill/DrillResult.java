@@ -116,8 +116,15 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             long reads = ok.stream().mapToLong(Sample::reads).sum();
             long bytes = ok.stream().mapToLong(Sample::readBytes).sum();
             long[] hits = ok.stream().mapToLong(Sample::hits).sorted().toArray();
+            long[] cpu = ok.stream().mapToLong(Sample::cpuNanos).sorted().toArray();
+            boolean dev = ok.stream().allMatch(x -> x.devReads() >= 0);
+            long devReads = ok.stream().mapToLong(Sample::devReads).sum();
+            long devBytes = ok.stream().mapToLong(Sample::devBytes).sum();
+            long devMs = ok.stream().mapToLong(Sample::devReadMs).sum();
+            long execSum = ok.stream().mapToLong(Sample::executionNanos).sum();
             return new Stats(ok.size(), samples.size(), median(exec), wait[0] < 0 ? -1 : median(wait), exec[0], exec[exec.length - 1],
-                    reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes(), median(hits));
+                    reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes(), median(hits), cpu[0] < 0 ? -1 : median(cpu),
+                    !dev || devReads == 0 ? -1 : (double) devBytes / devReads, !dev || execSum == 0 ? -1 : devMs * 1e6 / execSum);
         }
 
         static long median(long[] sorted) {
@@ -136,9 +143,12 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
      * @param bytesPerRead   read_bytes / reads over the counted runs
      * @param bytesPerRun    bytes read by one run
      * @param medianHits     median of shared buffer hits (0 for baselines)
+     * @param medianCpuNanos median CPU time of the process during a run (fio's own for fio), -1 if unknown
+     * @param devBytesPerRead bytes per read the block device completed during the runs (read-ahead grows them), -1 if unknown
+     * @param devDepth       the device's average reads in flight during the runs (read ms / wall ms), -1 if unknown
      */
     public record Stats(int counted, int runs, long medianNanos, long medianWaitNanos, long minNanos, long maxNanos,
-            double bytesPerRead, long bytesPerRun, long medianHits) {
+            double bytesPerRead, long bytesPerRun, long medianHits, long medianCpuNanos, double devBytesPerRead, double devDepth) {
 
         /** MB/s of the table at the median time. */
         public double mbPerSecond(long tableBytes) {

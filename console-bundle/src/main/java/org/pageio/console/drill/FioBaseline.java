@@ -67,8 +67,9 @@ final class FioBaseline {
      * @param runtimeNanos fio's read runtime
      * @param ioBytes      bytes read
      * @param ios          I/Os completed
+     * @param cpuNanos     fio's CPU time (usr_cpu + sys_cpu of its job runtime), -1 if its output has none
      */
-    record Result(long runtimeNanos, long ioBytes, long ios) {
+    record Result(long runtimeNanos, long ioBytes, long ios, long cpuNanos) {
     }
 
     private FioBaseline() {
@@ -166,7 +167,27 @@ final class FioBaseline {
         long bytes = field(job, rest, "io_bytes");
         long runtimeMs = field(job, rest, "runtime");
         long ios = field(job, rest, "total_ios");
-        return new Result(runtimeMs * 1_000_000L, bytes, ios);
+        return new Result(runtimeMs * 1_000_000L, bytes, ios, cpuNanos(json));
+    }
+
+    private static final Pattern JOB_RUNTIME = Pattern.compile("\"job_runtime\"\\s*:\\s*(\\d+)");
+    private static final Pattern USR = Pattern.compile("\"usr_cpu\"\\s*:\\s*([0-9.eE+-]+)");
+    private static final Pattern SYS = Pattern.compile("\"sys_cpu\"\\s*:\\s*([0-9.eE+-]+)");
+
+    /** fio reports CPU as percentages of the job's runtime: (usr_cpu + sys_cpu) / 100 × job_runtime; -1 if absent. */
+    static long cpuNanos(String json) {
+        Matcher rt = JOB_RUNTIME.matcher(json);
+        Matcher u = USR.matcher(json);
+        Matcher sy = SYS.matcher(json);
+        if (!rt.find() || !u.find() || !sy.find()) {
+            return -1;
+        }
+        try {
+            return (long) ((Double.parseDouble(u.group(1)) + Double.parseDouble(sy.group(1))) / 100 * Long.parseLong(rt.group(1))
+                    * 1_000_000L);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static long field(Job job, String text, String name) throws IOException {

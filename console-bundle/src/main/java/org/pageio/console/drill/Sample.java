@@ -13,9 +13,32 @@ package org.pageio.console.drill;
  * @param totalPages     OS pages of the case's files
  * @param counted        whether the run counts for its case: a cold run counts only at 0% residency
  * @param note           why it does not count, or null
+ * @param cpuNanos       CPU time of the process during the run (every thread, user + system; fio's own for fio), -1 if unknown
+ * @param devReads       reads the data directory's block device completed during the run, -1 if unknown
+ * @param devBytes       bytes it read
+ * @param devReadMs      milliseconds its reads spent in flight, summed (÷ wall time = average reads in flight)
  */
 public record Sample(int round, long executionNanos, long ioWaitNanos, long reads, long readBytes, long hits, long residentPages,
-        long totalPages, boolean counted, String note) {
+        long totalPages, boolean counted, String note, long cpuNanos, long devReads, long devBytes, long devReadMs) {
+
+    /** A sample without CPU and device figures. */
+    public Sample(int round, long executionNanos, long ioWaitNanos, long reads, long readBytes, long hits, long residentPages,
+            long totalPages, boolean counted, String note) {
+        this(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, -1, -1, -1, -1);
+    }
+
+    /** This sample with this process's CPU time and the device figures between two probe readings. */
+    Sample probed(RunProbe.Snapshot before, RunProbe.Snapshot after) {
+        return probed(before, after, before.cpuNanos() < 0 || after.cpuNanos() < 0 ? -1 : after.cpuNanos() - before.cpuNanos());
+    }
+
+    /** This sample with CPU time {@code cpu} (another process's, e.g. fio's; -1 unknown) and the device figures between two readings. */
+    Sample probed(RunProbe.Snapshot before, RunProbe.Snapshot after, long cpu) {
+        boolean dev = before.devReads() >= 0 && after.devReads() >= 0;
+        return new Sample(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, cpu,
+                dev ? after.devReads() - before.devReads() : -1, dev ? after.devBytes() - before.devBytes() : -1,
+                dev ? after.devReadMs() - before.devReadMs() : -1);
+    }
 
     public double executionMs() {
         return executionNanos / 1e6;

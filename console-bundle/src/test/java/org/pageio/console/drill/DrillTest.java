@@ -79,6 +79,7 @@ class DrillTest {
             assertTrue(distinct[i] > distinct[i - 1]);
         }
         long tBytes = r.table("t").bytes();
+        boolean device = RunProbe.forDirectory(tmp).hasDevice(); // a block device with sysfs counters (not overlayfs)
         for (DrillResult.CaseResult c : r.cases()) {
             DrillCase dc = c.drillCase();
             List<String> names = c.series().stream().map(DrillResult.Series::name).toList();
@@ -117,6 +118,12 @@ class DrillTest {
                         case BITMAP -> s.name().equals("sync") ? -1 : dc.bytes();
                         case INDEX -> s.name().equals("sync") ? -1 : s.fio() ? dc.bytes() : fetches.length * 8192L;
                     };
+                    assertTrue(x.cpuNanos() >= 0, what + ": CPU time from /proc/self/stat or fio's usr_cpu + sys_cpu");
+                    if (device && dc.cold() && dc.scan() == DrillCase.Scan.SEQ) {
+                        // 0% resident before the run: the device had to read at least the table (fio: all but the tails)
+                        assertTrue(x.devReads() > 0 && x.devBytes() > tBytes - 5 * 131072 && x.devReadMs() >= 0,
+                                what + ": device read " + x.devBytes() + " bytes in " + x.devReads() + " reads");
+                    }
                     if (s.fio() && dc.scan() == DrillCase.Scan.SEQ) {
                         // fio reads whole 128 KiB blocks: it skips the last partial one of each file
                         assertTrue(x.readBytes() <= expected && x.readBytes() > expected - 5 * 131072, what + " " + x.readBytes());
@@ -149,6 +156,8 @@ class DrillTest {
         assertTrue(text.contains("reaches") && text.contains("of fio"), text);
         assertTrue(text.contains("Against fio at the same depth") && text.contains("eic=1: sync") && text.contains("eic=16: sync"), text);
         assertTrue(text.contains("emptied between runs"), text);
+        assertTrue(text.contains("Where the time goes, cold count(*) at effective_io_concurrency=16") && text.contains("µs CPU"), text);
+        assertTrue(text.contains("CPU ms") && text.contains("dev depth"), text);
         assertTrue(text.contains("Bitmap heap scan, cold:"), text);
         Path json = report.write(r.options().resultsDir());
         String js = Files.readString(json);
