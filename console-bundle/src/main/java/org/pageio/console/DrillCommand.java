@@ -148,6 +148,9 @@ public final class DrillCommand {
             @Parameter(names = {"-c", "--cases"}, absentValue = "all") String cases,
             @Descriptor("do not run the fio baselines even when fio is installed")
             @Parameter(names = {"--no-fio"}, absentValue = "false", presentValue = "true") boolean noFio,
+            @Descriptor("also run each buffered method with posix_fadvise(SEQUENTIAL) on t's segment files in the cold count(*)"
+                    + " cases (a lever to measure; PostgreSQL gives no such advice)")
+            @Parameter(names = {"--seq-hint"}, absentValue = "false", presentValue = "true") boolean seqHint,
             @Descriptor("output format: text (default: the article's tables and a reading) or json (the results file's content)")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
         boolean json = SettingsCommands.json(format); // refuse an unknown format before an hour of drill
@@ -155,7 +158,7 @@ public final class DrillCommand {
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
                 sharedBuffers > 0 ? sharedBuffers : DrillOptions.scaledSharedBuffers(rows), dataDir, resultsDir,
-                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio);
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio, seqHint);
         awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {

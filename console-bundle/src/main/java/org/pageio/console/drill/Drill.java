@@ -28,7 +28,9 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.console.drill.DrillCase.Scan;
+import org.pageio.posix.Fadvise;
 import org.pageio.posix.PageCache;
+import org.pageio.posix.Posix;
 import org.pageio.posix.Residency;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.ScanReport;
@@ -60,6 +62,8 @@ public final class Drill {
 
     /** The name of the positional-read baseline. */
     public static final String FILE_CHANNEL = "FileChannel";
+    /** Suffix of a buffered method run with posix_fadvise(SEQUENTIAL) on the table's segments ({@code --seq-hint}). */
+    public static final String SEQ_HINT_SUFFIX = " +FADV_SEQUENTIAL";
     /** The baseline with as many reads in flight as the case's effective_io_concurrency. */
     public static final String ASYNC_FILE_CHANNEL = "AsynchronousFileChannel";
 
@@ -158,7 +162,8 @@ public final class Drill {
      * @param blocks     null for a sequential scan; else the heap blocks in the order the scan asks for them
      * @param expected   the scan's count(*), from the generator
      */
-    private record Target(String table, long rows, List<Path> heapFiles, List<Path> coldFiles, long[] blocks, long expected) {
+    private record Target(String table, long relNumber, long rows, List<Path> heapFiles, List<Path> coldFiles, long[] blocks,
+            long expected) {
     }
 
     /** The rows of prefetch_test that match the predicate, as heap blocks in index order (key, block, line). */
@@ -225,7 +230,7 @@ public final class Drill {
             Map<DrillCase, Target> targets = new LinkedHashMap<>();
             if (t != null) {
                 List<Path> files = heapFiles(smgr, t.table);
-                Target seq = new Target(t.table.name(), t.table.rows(), files, files, null, t.table.rows());
+                Target seq = new Target(t.table.name(), t.table.relNumber(), t.table.rows(), files, files, null, t.table.rows());
                 long bytes = t.table.blocks() * (long) StorageManager.BLCKSZ;
                 if (opts.runs("seq")) {
                     for (int e : opts.eic()) {
@@ -260,7 +265,7 @@ public final class Drill {
                     DrillCase c = new DrillCase("bitmap-cold", "bitmap heap scan of prefetch_test, cold, effective_io_concurrency=" + e
                             + ": " + pred + ", read in block order", Scan.BITMAP, true, e, bytes);
                     cases.add(c);
-                    targets.put(c, new Target(p.name(), p.rows(), heap, all, distinct, fetches.length));
+                    targets.put(c, new Target(p.name(), p.relNumber(), p.rows(), heap, all, distinct, fetches.length));
                 }
                 if (opts.runs("index")) {
                     DrillCase c = new DrillCase("index-cold", "index scan of prefetch_test, cold, effective_io_concurrency=" + e
@@ -268,7 +273,7 @@ public final class Drill {
                             "; %,d heap fetches in index order, %,d of them repeat a block", fetches.length,
                             fetches.length - distinct.length), Scan.INDEX, true, e, bytes);
                     cases.add(c);
-                    targets.put(c, new Target(p.name(), p.rows(), heap, all, fetches, fetches.length));
+                    targets.put(c, new Target(p.name(), p.relNumber(), p.rows(), heap, all, fetches, fetches.length));
                 }
             }
             if (cases.isEmpty()) {
@@ -280,6 +285,13 @@ public final class Drill {
             int total = 0;
             for (DrillCase c : cases) {
                 List<String> r = new ArrayList<>(methods.keySet());
+                if (opts.seqHint() && c.cold() && c.scan() == Scan.SEQ) {
+                    methods.forEach((n, m) -> {
+                        if (!m.bypassesPageCache()) {
+                            r.add(n + SEQ_HINT_SUFFIX);
+                        }
+                    });
+                }
                 r.add(FILE_CHANNEL);
                 r.add(ASYNC_FILE_CHANNEL);
                 if (fio != null && c.cold()) {
@@ -369,6 +381,9 @@ public final class Drill {
 
     private static String description(String name, DrillCase c, ByteBuffer big) {
         String unit = c.scan() == Scan.SEQ ? big.capacity() / 1024 + " kB positional read" : "8 kB read per heap fetch";
+        if (name.endsWith(SEQ_HINT_SUFFIX)) {
+            return "posix_fadvise(POSIX_FADV_SEQUENTIAL) on each of t's segment descriptors before the scan (not PostgreSQL's)";
+        }
         if (name.equals(FILE_CHANNEL)) {
             return "one " + unit + " at a time";
         }
@@ -555,7 +570,9 @@ public final class Drill {
         return switch (runner) {
             case FILE_CHANNEL -> runFileChannel(c, round, t, b.big);
             case ASYNC_FILE_CHANNEL -> runAsyncFileChannel(c, round, t, b);
-            default -> runMethod(c, round, methods.get(runner), t, b.big);
+            default -> runner.endsWith(SEQ_HINT_SUFFIX)
+                    ? runMethod(c, round, methods.get(runner.substring(0, runner.length() - SEQ_HINT_SUFFIX.length())), runner, t, b.big)
+                    : runMethod(c, round, methods.get(runner), runner, t, b.big);
         };
     }
 
@@ -633,19 +650,32 @@ public final class Drill {
         }
     }
 
-    private Rig rig(IoMethod m) throws IOException {
-        Rig r = rigs.get(m.name());
+    /** The rig of runner {@code name} (a method, or a method with a lever: its own descriptors). */
+    private Rig rig(String name, IoMethod m) throws IOException {
+        Rig r = rigs.get(name);
         if (r == null) {
             r = new Rig(m);
-            rigs.put(m.name(), r);
+            rigs.put(name, r);
         }
         return r;
     }
 
-    /** One run of one method on its rig, shared buffers emptied first. */
-    private Sample runMethod(DrillCase c, int round, IoMethod m, Target t, ByteBuffer warmBuffer) throws IOException {
-        Rig rig = rig(m);
-        rig.empty(m.name());
+    /**
+     * One run of one method on its rig, shared buffers emptied first. Runner {@code <method>
+     * +FADV_SEQUENTIAL} advises POSIX_FADV_SEQUENTIAL on each heap segment's descriptor of its own
+     * storage manager first (Linux doubles that file's read-ahead window; the advice stays with the
+     * descriptor, so it is given again each run, which costs nothing).
+     */
+    private Sample runMethod(DrillCase c, int round, IoMethod m, String runner, Target t, ByteBuffer warmBuffer) throws IOException {
+        Rig rig = rig(runner, m);
+        rig.empty(runner);
+        if (runner.endsWith(SEQ_HINT_SUFFIX)) {
+            SmgrRelation rel = rig.smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber()));
+            for (int seg = 0; seg < t.heapFiles().size(); seg++) {
+                long block = seg * opts.segmentBlocks();
+                Posix.fadvise(rel.fd(block), 0, 0, Fadvise.POSIX_FADV_SEQUENTIAL, t.heapFiles().get(seg));
+            }
+        }
         StatIo stats = rig.stats;
         Residency res = prepareCache(c, t.coldFiles(), warmBuffer);
         String note = verdict(c, res, t.coldFiles());

@@ -19,9 +19,18 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param cases         which cases run: {@code seq} (cold count(*) per eic), {@code warm} (OS-warm count(*)),
  *                      {@code bitmap}, {@code index}; empty = all
  * @param fio           run fio baselines when fio is installed
+ * @param seqHint       also run each buffered method with posix_fadvise(POSIX_FADV_SEQUENTIAL) on the table's segment
+ *                      files in the cold count(*) cases (series {@code <method> +FADV_SEQUENTIAL}; a pageio lever to
+ *                      measure, PostgreSQL gives no such advice)
  */
 public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
-        Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio) {
+        Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint) {
+
+    /** Options without the sequential-advice variants. */
+    public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+            Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio) {
+        this(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, false);
+    }
 
     public static final long DEFAULT_ROWS = 8_000_000;
     public static final int DEFAULT_ROUNDS = 5;
@@ -82,12 +91,17 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
 
     /** The same options with other cases. */
     public DrillOptions withCases(List<String> c) {
-        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio);
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio, seqHint);
     }
 
     /** The same options with fio on or off. */
     public DrillOptions withFio(boolean on) {
-        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on);
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on, seqHint);
+    }
+
+    /** The same options with the sequential-advice variants on or off. */
+    public DrillOptions withSeqHint(boolean on) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on);
     }
 
     /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}) runs. */

@@ -165,6 +165,31 @@ public final class DrillReport {
         return b.append('.').toString();
     }
 
+    /** What posix_fadvise(SEQUENTIAL) did for each buffered method ({@code --seq-hint}), per cold count(*) case; null when not run. */
+    private static String seqHintEffect(List<CaseResult> seq) {
+        StringBuilder b = new StringBuilder();
+        for (CaseResult c : seq) {
+            for (Series v : c.series()) {
+                if (!v.variant()) {
+                    continue;
+                }
+                Series m = c.series(v.name().substring(0, v.name().length() - Drill.SEQ_HINT_SUFFIX.length()));
+                double sp = speed(v, m);
+                if (Double.isNaN(sp)) {
+                    continue;
+                }
+                b.append(b.isEmpty() ? "" : "; ").append(String.format(Locale.ROOT, "eic=%d %s %.2f×", c.drillCase().eic(), m.name(), sp));
+                if (v.stats().devBytesPerRead() >= 0 && m.stats().devBytesPerRead() >= 0) {
+                    b.append(String.format(Locale.ROOT, " (device reads %.0f kB at depth %.1f, without %.0f kB at depth %.1f)",
+                            v.stats().devBytesPerRead() / 1024, v.stats().devDepth(), m.stats().devBytesPerRead() / 1024,
+                            m.stats().devDepth()));
+                }
+            }
+        }
+        return b.isEmpty() ? null : "posix_fadvise(SEQUENTIAL) on t's segments (a pageio lever, not PostgreSQL's), speed against the"
+                + " same method without it: " + b + ".";
+    }
+
     private List<CaseResult> cases(Scan scan, boolean cold) {
         return r.cases().stream().filter(c -> c.drillCase().scan() == scan && c.drillCase().cold() == cold).toList();
     }
@@ -239,6 +264,10 @@ public final class DrillReport {
                     s.append("; no fio figure in this run");
                 }
                 out.add(s.append('.').toString());
+                String hint = seqHintEffect(seq);
+                if (hint != null) {
+                    out.add(hint);
+                }
                 String where = whereTheTimeGoes(main);
                 if (where != null) {
                     out.add(where);

@@ -44,16 +44,32 @@ class DrillTest {
         return new Drill(o, Map.of("sync", new SyncIoMethod()), DrillProgress.lines(progress::add)).run();
     }
 
-    /** Only the eic=1 sequential case: the warm-up still runs at the default eic (it used to overrun the read buffers). */
+    /**
+     * Only the eic=1 sequential case: the warm-up still runs at the default eic (it used to overrun the read buffers).
+     * With --seq-hint: the method runs again with posix_fadvise(SEQUENTIAL), reads the whole table, and is never the
+     * "fastest method" of the targets.
+     */
     @Test
     void oneCaseAtEicOneRunsAndReportsJson() throws Exception {
         DrillOptions o = new DrillOptions(ROWS, 1, List.of("sync"), List.of(1), 1024, tmp.resolve("drill"), null, 128, 1,
-                DrillOptions.parseCases("seq"), false);
+                DrillOptions.parseCases("seq"), false).withSeqHint(true);
         DrillResult r = run(o, new ArrayList<>());
         assertEquals(List.of("seq-cold-eic1"), r.cases().stream().map(c -> c.drillCase().id()).toList());
+        DrillResult.CaseResult c = r.cases().get(0);
+        assertEquals(List.of("sync", "sync" + Drill.SEQ_HINT_SUFFIX, Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL),
+                c.series().stream().map(DrillResult.Series::name).toList());
+        DrillResult.Series hinted = c.series("sync" + Drill.SEQ_HINT_SUFFIX);
+        assertTrue(hinted.variant() && !hinted.baseline());
+        Sample x = hinted.samples().get(0);
+        assertTrue(x.counted(), x.note());
+        assertEquals(r.table("t").bytes(), x.readBytes());
+        assertEquals("sync", c.fastestMethod().name(), "a lever PostgreSQL does not pull is never the fastest method");
+        String text = new DrillReport(r).text();
+        assertTrue(text.contains("posix_fadvise(SEQUENTIAL) on t's segments") && text.contains("eic=1 sync "), text);
         String json = new DrillReport(r).json();
         assertTrue(json.contains("\"id\": \"seq-cold-eic1\""), json);
         assertTrue(json.contains("\"name\": \"AsynchronousFileChannel\""), json);
+        assertTrue(json.contains("\"cpu_median_ms\": "), json);
     }
 
     @Test
