@@ -46,8 +46,9 @@ import org.pageio.table.TableShape;
  * article's {@code prefetch_test} with its index on {@code val} (bitmap heap and index scans), or
  * reuses them when they were loaded with the same rows and seed; then for each round, each case,
  * each method and baseline in an order rotated by round: empty shared buffers (each method keeps
- * one buffer pool for the whole drill, emptied with {@link BufferPool#evictAll} before each run), the case's files evicted from the page cache and proven cold with mincore (cold
- * cases) or kept there (OS-warm case), one scan. Before round 1 every method and Java baseline
+ * one buffer pool for the whole drill, emptied with {@link BufferPool#evictAll} before each run),
+ * the case's files evicted from the page cache and proven cold with mincore (cold cases) or kept
+ * there (OS-warm case), one scan. Before round 1 every method and Java baseline
  * scans once, unrecorded (JIT, threads).
  *
  * <p>Baselines read the same blocks in the same order: {@code FileChannel} one positional read
