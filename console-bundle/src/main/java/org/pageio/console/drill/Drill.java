@@ -299,7 +299,7 @@ public final class Drill {
                     if (c.scan() == Scan.SEQ) { // at every eic, depth = eic
                         r.add(FioBaseline.Job.SEQ_BUFFERED.series);
                         r.add(FioBaseline.Job.SEQ_DIRECT.series);
-                    } else if (c.scan() != Scan.SEQ) {
+                    } else {
                         r.add(FioBaseline.Job.RAND_DIRECT.series);
                     }
                 }
