@@ -425,20 +425,12 @@ public final class BufferPool implements AutoCloseable {
      */
     private boolean evict(BufferSession session, int buf, BufferAccessStrategy strategy, boolean reuse)
             throws PosixException {
-        long s = state(buf);
-        if ((s & TAG_VALID) == 0) {
+        if ((state(buf) & TAG_VALID) == 0) {
             return true;
         }
-        if (refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED)) != 0) {
+        if (!dropPinnedOnce(buf)) {
             return false;
         }
-        long oldTag = tags[buf];
-        // From "pinned only by us, clean" to untagged; a reader that pins after this sees no tag.
-        if (!casState(buf, s, s & ~(TAG_VALID | VALID | IO_ERROR | USAGE_MASK))) {
-            return false;
-        }
-        mapping.remove(oldTag, buf);
-        tags[buf] = -1;
         session.countEviction(strategy, reuse);
         return true;
     }
@@ -564,7 +556,10 @@ public final class BufferPool implements AutoCloseable {
         return new EvictAllResult(evicted, (int) (writer.blocksIssued - written), skipped);
     }
 
-    /** Untags {@code buf} if the caller's pin is its only one and it is clean, idle and unlocked. */
+    /**
+     * Untags {@code buf} if the caller's pin is its only one and it is clean, idle and unlocked
+     * (eviction's rule, also used by {@link #evictAll}); false otherwise, or if it has no tag.
+     */
     private boolean dropPinnedOnce(int buf) {
         long s = state(buf);
         if ((s & TAG_VALID) == 0 || refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED)) != 0) {
