@@ -30,7 +30,9 @@ import org.pageio.bufmgr.stats.StatIo.IoObject;
  *       {@code writeBlocks} (and at segment ends), at most {@code inFlight} in flight. No copy:
  *       the table loader's chunk ring is the bulk-write ring then.</li>
  * </ul>
- * Space is reserved ahead in steps of {@link #RESERVE_BLOCKS} with {@code fallocate(KEEP_SIZE)}.
+ * Space is reserved ahead in steps of {@link #RESERVE_BLOCKS} with {@code fallocate(KEEP_SIZE)}, or
+ * all at once with the file sizes set when the caller knows the final size ({@link #extendTo}:
+ * needed for asynchronous {@code O_DIRECT} writes to run in parallel).
  * {@link #finish} waits for every write and fsyncs the segments written, through the method's
  * fsync handles.
  *
@@ -118,6 +120,22 @@ public final class BulkWriter implements AutoCloseable {
         this.statBase = StatIo.base(session.kind(), IoObject.RELATION, IoContext.BULKWRITE);
         this.nextBlock = firstBlock;
         this.reservedTo = firstBlock;
+    }
+
+    /**
+     * The caller knows the relation's final size: allocates blocks {@code [nextBlockNumber(), end)}
+     * now, one {@code fallocate} per segment that sets the file sizes (PostgreSQL's
+     * {@code mdzeroextend}; zeros written where the file system cannot), instead of reserving
+     * ahead with {@code KEEP_SIZE}. So no write extends a file: ext4 and XFS serialise
+     * {@code O_DIRECT} writes that move the end of file (each waits for the one before, whatever
+     * the queue depth), which keeps a direct load at one write in flight. Until they are written,
+     * the blocks read as new (all-zero) pages.
+     */
+    public void extendTo(long end) throws org.pageio.posix.PosixException {
+        if (end > reservedTo) {
+            rel.extend(reservedTo, end - reservedTo);
+            reservedTo = end;
+        }
     }
 
     // ------------------------------------------------------------------ the private ring

@@ -251,6 +251,14 @@ public final class TableEngine implements TableService {
     public synchronized void drop(String name) throws IOException {
         TableInfo t = table(name);
         catalog.removeTable(name);
+        // the relations' buffers go first (dirty ones discarded): none may be written to a file
+        // that is gone, or be found by a later relation with the same number
+        try (BufferSession s = pool.openSession(SESSION_KIND)) {
+            s.dropRelationBuffers(heap(t));
+            for (IndexInfo i : t.indexes()) {
+                s.dropRelationBuffers(indexRelation(i));
+            }
+        }
         unlinkQuietly(heap(t));
         for (IndexInfo i : t.indexes()) {
             unlinkQuietly(indexRelation(i));

@@ -30,13 +30,19 @@ final class BulkSink implements PageSink {
     private final BufferSession session;
     private final BulkWriter writer;
 
-    BulkSink(BufferPool pool, String kind, SmgrRelation rel, int writeBlocks, int inFlight) {
+    BulkSink(BufferPool pool, String kind, SmgrRelation rel, long blocks, int writeBlocks, int inFlight) throws PosixException {
         this.rel = rel;
         this.session = pool.openSession(kind);
-        BulkWriter w;
+        BulkWriter w = null;
         try {
             w = new BulkWriter(session, rel, 0, writeBlocks, inFlight, false);
-        } catch (RuntimeException e) {
+            // the whole relation allocated up front, file sizes set: no write extends a file, so
+            // O_DIRECT writes run in parallel (extending ones are serialised by ext4 and XFS)
+            w.extendTo(blocks);
+        } catch (PosixException | RuntimeException e) {
+            if (w != null) {
+                w.close();
+            }
             session.close();
             throw e;
         }

@@ -79,14 +79,15 @@ public interface PageSink extends AutoCloseable {
      * Asynchronous writes through the buffer manager's I/O method ({@code io_method}): a
      * {@link org.pageio.bufmgr.BulkWriter} on a session of {@code pool} opened by the writer
      * thread, fed straight from the loader's chunks (no copy), {@code writeBlocks} pages per
-     * {@code writev}, at most {@code inFlight} in flight, space reserved ahead with
-     * {@code fallocate}, fsync through the method at the end. Writes go through the relation's
+     * {@code writev}, at most {@code inFlight} in flight, the relation allocated at its final size
+     * with {@code fallocate} first (so no write extends a file and O_DIRECT writes run in
+     * parallel), fsync through the method at the end. Writes go through the relation's
      * descriptors: buffered, or {@code O_DIRECT} when the method bypasses the page cache
      * ({@code io_method=direct}). Counted in {@code stat_io} (bulkwrite extends, fsyncs) under
      * {@code kind}.
      */
     static Factory bulk(org.pageio.bufmgr.BufferPool pool, String kind, int writeBlocks, int inFlight) {
-        return (rel, blocks) -> new BulkSink(pool, kind, rel, writeBlocks, inFlight);
+        return (rel, blocks) -> new BulkSink(pool, kind, rel, blocks, writeBlocks, inFlight);
     }
 
     /** {@link #bulk(org.pageio.bufmgr.BufferPool, String, int, int)} with the defaults: 1 MiB writes, 8 in flight. */
