@@ -433,6 +433,34 @@ class BufferWriteTest extends PoolTestBase {
     }
 
     @Test
+    void anIdleBackgroundWriterHibernatesUntilABufferIsAllocated() throws Exception {
+        pool(new SyncIoMethod(), small().build());
+        SmgrRelation rel = relation(71012, 64);
+        // 100 ms rounds: hibernation is 50 x 100 ms = 5 s unless an allocation wakes it
+        try (BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(100, 100, 2.0))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!bg.hibernating() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(bg.hibernating(), "an idle writer hibernates after two idle rounds; rounds: " + bg.rounds());
+            long rounds = bg.rounds();
+            Thread.sleep(600);
+            assertEquals(rounds, bg.rounds(), "no scanning while idle (6 rounds in 600 ms without hibernation)");
+            assertTrue(bg.hibernating());
+            try (BufferSession s = pool.openSession("client")) {
+                s.releaseBuffer(s.readBuffer(rel, 5, null)); // a miss: the clock sweep claims a buffer
+            }
+            deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2500);
+            while (bg.rounds() == rounds && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(bg.rounds() > rounds, "woken by the allocation, well before the 5 s hibernation ends");
+            assertEquals(1, bg.hibernations());
+        }
+        assertEquals(0, pool.pinnedBuffers());
+    }
+
+    @Test
     void modifyingRequiresAPinAndMarkDirtyRequiresTheLock() throws Exception {
         pool(new SyncIoMethod(), small().build());
         SmgrRelation rel = relation(71010, 2);
