@@ -126,9 +126,10 @@ public final class BulkWriter implements AutoCloseable {
      * The caller knows the relation's final size: allocates blocks {@code [nextBlockNumber(), end)}
      * now, one {@code fallocate} per segment that sets the file sizes (PostgreSQL's
      * {@code mdzeroextend}; zeros written where the file system cannot), instead of reserving
-     * ahead with {@code KEEP_SIZE}. So no write extends a file: ext4 and XFS serialise
-     * {@code O_DIRECT} writes that move the end of file (each waits for the one before, whatever
-     * the queue depth), which keeps a direct load at one write in flight. Until they are written,
+     * ahead with {@code KEEP_SIZE}. So no write extends a file: ext4 completes an
+     * {@code O_DIRECT} write that moves the end of file before returning (each waits, whatever the
+     * queue depth: fio on this machine's ext4, kernel 6.18, 466 MiB/s with the file allocated, 106
+     * without), which keeps a direct load at one write in flight. Until they are written,
      * the blocks read as new (all-zero) pages.
      */
     public void extendTo(long end) throws org.pageio.posix.PosixException {

@@ -37,7 +37,7 @@ final class BulkSink implements PageSink {
         try {
             w = new BulkWriter(session, rel, 0, writeBlocks, inFlight, false);
             // the whole relation allocated up front, file sizes set: no write extends a file, so
-            // O_DIRECT writes run in parallel (extending ones are serialised by ext4 and XFS)
+            // O_DIRECT writes run in parallel (ext4 waits for each extending one)
             w.extendTo(blocks);
         } catch (PosixException | RuntimeException e) {
             if (w != null) {

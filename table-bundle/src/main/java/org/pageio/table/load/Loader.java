@@ -44,7 +44,7 @@ public final class Loader {
     private long syncNanos;
     private long bytes;
 
-    /** The default: {@link PageSink#direct()}, one builder per core up to 4 (the writer mostly waits for the disk). */
+    /** Without a pool: {@link PageSink#direct()}, one builder per core up to 4 ({@code pageio:load} uses {@link PageSink#bulk}). */
     public Loader() {
         this(PageSink.direct(), defaultBuilders());
     }
