@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Issue 11: loading the drill table t through asynchronous writes (BulkWriter) vs io_method=sync,
-# the current Loader and fio's sequential write bandwidth, as ratios in one run.
-# Usage: bench/bulk-load.sh [--rows 8000000] [--rounds 3] [--methods sync,worker,io_uring] [--dir DIR] [--no-fio] [--no-loader]
+# Issue 11: loading the drill table t with the table Loader through the bulk sink (asynchronous writes
+# through io_method sync, worker, io_uring, direct), the O_DIRECT and buffered sinks, next to fio's
+# sequential write bandwidth (buffered and direct=1), as ratios in one run (BulkLoadBench's javadoc).
+# Usage: bench/bulk-load.sh [--rows 8000000] [--rounds 3] [--cases sync,worker,io_uring,direct,odirect,buffered,fio,fio-direct]
+#                           [--write-blocks 128] [--in-flight 8] [--dir DIR] [--no-fio]
 # Needs fio (apt-get install -y fio) and bench/target/benchmarks.jar (./pageio bench -l builds it).
 # Needs ~2 GB free in DIR (default bench/target/bulk-load); deletes its files at the end.
 set -euo pipefail

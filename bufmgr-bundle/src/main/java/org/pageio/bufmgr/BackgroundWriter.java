@@ -14,6 +14,14 @@ import org.pageio.bufmgr.stats.StatIo.IoContext;
  * this round. So backends find clean victims and seldom write. Its session's kind is
  * {@code background writer} in stat_io. {@code bgwriter_lru_maxpages = 0} disables it.
  *
+ * <h2>Hibernation</h2>
+ * As in PostgreSQL ({@code bgwriter.c}, {@code HIBERNATE_FACTOR}): when two rounds in a row saw no
+ * allocation and wrote nothing, the writer registers itself with the pool
+ * ({@link BufferPool#notifyBgWriter}) and sleeps {@link #HIBERNATE_FACTOR} × {@code bgwriter_delay}
+ * instead of one delay; the next session that claims a victim by clock sweep — one needing a clean
+ * buffer — unparks it (one volatile read per allocation while nobody hibernates). So an idle pool
+ * costs no scanning every 200 ms.
+ *
  * <p>Write errors keep the buffers dirty and are logged by the write's completion; the next round
  * (or a checkpoint) writes them again.
  */
@@ -38,8 +46,13 @@ public final class BackgroundWriter implements AutoCloseable {
         }
     }
 
+    /** PostgreSQL's: a hibernating writer sleeps this many delays unless an allocation wakes it. */
+    public static final int HIBERNATE_FACTOR = 50;
+
     private final BufferPool pool;
     private final Settings settings;
+    private volatile boolean hibernating;
+    private volatile long hibernations;
     private final Thread thread;
     private volatile boolean stop;
     private volatile long rounds;
@@ -56,9 +69,24 @@ public final class BackgroundWriter implements AutoCloseable {
                 : Thread.ofPlatform().name("pageio background writer").daemon().start(this::run);
     }
 
+    /** The settings it runs with. */
+    public Settings settings() {
+        return settings;
+    }
+
     /** Rounds done so far (for tests). */
     public long rounds() {
         return rounds;
+    }
+
+    /** Whether the writer sleeps the long sleep now, waiting for an allocation (for tests and views). */
+    public boolean hibernating() {
+        return hibernating;
+    }
+
+    /** Times it went into hibernation (for tests). */
+    public long hibernations() {
+        return hibernations;
     }
 
     /** Blocks whose write this writer started so far. */
@@ -69,23 +97,45 @@ public final class BackgroundWriter implements AutoCloseable {
     private void run() {
         try (BufferSession session = pool.openSession("background writer")) {
             BufferWriter w = session.writer();
+            boolean idleBefore = false;
             while (!stop) {
+                boolean idle = false;
                 try {
-                    round(session, w);
+                    idle = round(session, w);
                 } catch (Exception | AssertionError e) {
                     LOG.log(System.Logger.Level.WARNING, "background writer: " + e.getMessage());
                 }
                 rounds++;
                 written = w.blocksIssued;
-                LockSupport.parkNanos(settings.delayMillis() * 1_000_000L);
+                long delay = settings.delayMillis() * 1_000_000L;
+                if (idle && idleBefore) {
+                    // PostgreSQL's StrategyNotifyBgWriter: the next clock-sweep allocation unparks us.
+                    // Registered before the sleep; an allocation between the two makes parkNanos
+                    // return at once (the unpark permit is kept).
+                    hibernating = true;
+                    hibernations++;
+                    pool.notifyBgWriter(Thread.currentThread());
+                    if (pool.allocations.get() == lastAllocations && !stop) {
+                        LockSupport.parkNanos(delay * HIBERNATE_FACTOR);
+                    }
+                    pool.notifyBgWriter(null);
+                    hibernating = false;
+                    idle = false; // a wake-up round must be idle twice again before the next hibernation
+                } else {
+                    LockSupport.parkNanos(delay);
+                }
+                idleBefore = idle;
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "background writer stopped: " + e.getMessage());
         }
     }
 
-    /** One round of BgBufferSync's LRU scan. */
-    private void round(BufferSession session, BufferWriter w) throws Exception {
+    /**
+     * One round of BgBufferSync's LRU scan. Returns whether the writer may hibernate: nothing was
+     * allocated since the last round and nothing written in this one.
+     */
+    private boolean round(BufferSession session, BufferWriter w) throws Exception {
         long allocs = pool.allocations.get();
         long recent = allocs - lastAllocations;
         lastAllocations = allocs;
@@ -93,10 +143,11 @@ public final class BackgroundWriter implements AutoCloseable {
         int n = pool.nbuffers();
         int target = (int) Math.min(n, Math.ceil(Math.max(recent, smoothedAllocations) * settings.lruMultiplier()));
         if (target == 0) {
-            return;
+            return recent == 0;
         }
-        lruScan(pool, w, target, settings.lruMaxPages());
+        long wrote = lruScan(pool, w, target, settings.lruMaxPages());
         session.io().drain(); // completions logged any error; buffers stay dirty for the next round
+        return recent == 0 && wrote == 0;
     }
 
     /**
@@ -132,7 +183,7 @@ public final class BackgroundWriter implements AutoCloseable {
     @Override
     public void close() {
         stop = true;
-        if (thread != null) {
+        if (thread != null) { // also ends a hibernation
             LockSupport.unpark(thread);
             try {
                 thread.join(30_000);

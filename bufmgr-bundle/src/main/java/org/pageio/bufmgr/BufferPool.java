@@ -375,6 +375,26 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
+    /** The hibernating background writer, or null (PostgreSQL's {@code bgwprocno}). */
+    private volatile Thread bgwriterLatch;
+
+    /**
+     * The background writer asks to be woken at the next clock-sweep allocation ({@code t}), or
+     * withdraws ({@code null}); PostgreSQL's {@code StrategyNotifyBgWriter}.
+     */
+    void notifyBgWriter(Thread t) {
+        bgwriterLatch = t;
+    }
+
+    /** After an allocation: wakes a hibernating background writer (one volatile read otherwise). */
+    private void wakeBgWriter() {
+        Thread t = bgwriterLatch;
+        if (t != null) {
+            bgwriterLatch = null;
+            java.util.concurrent.locks.LockSupport.unpark(t);
+        }
+    }
+
     /** Dirty victims the clock sweep passes over (their writes started) before it waits for one. */
     static final int MAX_DIRTY_VICTIMS_SKIPPED = 16;
 
@@ -408,6 +428,7 @@ public final class BufferPool implements AutoCloseable {
             }
             if (casState(buf, s, s + REFCOUNT_ONE)) {
                 allocations.getAndIncrement();
+                wakeBgWriter();
                 return buf;
             }
         }

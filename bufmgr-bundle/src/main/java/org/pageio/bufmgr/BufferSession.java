@@ -146,6 +146,23 @@ public final class BufferSession implements AutoCloseable {
     }
 
     /**
+     * The relation is going away (PostgreSQL's {@code DropRelationBuffers} and its forgotten fsync
+     * requests): every buffer of {@code rel} is invalidated — dirty ones discarded, not written —
+     * after any I/O in flight on it completed, and the segments it registered for the next
+     * checkpoint's fsync are forgotten. Call it before unlinking the files, holding no pin on the
+     * relation; others' pins are waited for (see {@code RelationBuffers}). Returns the number of
+     * buffers dropped.
+     *
+     * @throws IllegalStateException naming relation, block and buffer when one stays pinned
+     */
+    public int dropRelationBuffers(SmgrRelation rel) {
+        long[] dirty = new long[1];
+        int n = RelationBuffers.drop(this, rel, dirty);
+        rel.takeDirtySegments();
+        return n;
+    }
+
+    /**
      * Extends {@code rel} by {@code n} blocks (PostgreSQL's {@code ExtendBufferedRelBy}): under the
      * relation's extension lock, reserves the space in one step ({@code fallocate}), then pins a
      * zeroed, valid buffer for each new block into {@code buffers[0..n)}. The caller initialises

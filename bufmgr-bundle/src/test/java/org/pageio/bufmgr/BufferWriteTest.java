@@ -127,6 +127,58 @@ class BufferWriteTest extends PoolTestBase {
     }
 
     @Test
+    void droppingARelationDropsItsBuffersDiscardingDirtyOnesAndItsFsyncs() throws Exception {
+        TestMethods.Recording m = new TestMethods.Recording();
+        pool(m, small().build());
+        SmgrRelation gone = relation(71100, 64);
+        SmgrRelation kept = relation(71101, 64);
+        try (BufferSession s = pool.openSession("client")) {
+            modify(s, gone, 71100, 1, range(0, 10));
+            for (long b = 10; b < 20; b++) {
+                s.releaseBuffer(s.readBuffer(gone, b, null)); // clean, cached
+            }
+            modify(s, kept, 71101, 1, range(0, 5));
+            gone.registerDirtySegment(0); // as a write since the last checkpoint would have
+            assertEquals(15, pool.dirtyBuffers());
+            int mapped = pool.mappedBlocks();
+            m.ios.clear();
+            long reads = total(Column.READS);
+            // another session pins a block of the dropped relation for a while: the drop waits for it
+            java.util.concurrent.CountDownLatch pinned = new java.util.concurrent.CountDownLatch(1);
+            Thread holder = Thread.ofPlatform().start(() -> {
+                try (BufferSession o = pool.openSession("client")) {
+                    int buf = o.readBuffer(gone, 12, null);
+                    pinned.countDown();
+                    Thread.sleep(300);
+                    o.releaseBuffer(buf);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            pinned.await();
+            long t0 = System.nanoTime();
+            assertEquals(20, s.dropRelationBuffers(gone));
+            assertTrue(System.nanoTime() - t0 > 200_000_000L, "waited for the other session's pin");
+            holder.join();
+            assertEquals(mapped - 20, pool.mappedBlocks());
+            assertEquals(5, pool.dirtyBuffers(), "only the kept relation's buffers stay dirty");
+            assertTrue(m.ios.isEmpty(), "nothing written by the drop: " + m.ios);
+            assertEquals(0, total(Column.WRITES), "nothing written by the drop");
+            assertOnDisk(gone, 71100, 0, range(0, 20)); // the dirty pages were discarded, not written
+            // a read after the drop goes to the file again (a miss), not to a stale buffer
+            int buf = s.readBuffer(gone, 3, null);
+            assertEquals(0, WriteTestPages.generation(s.page(buf), 71100, 3, 3));
+            s.releaseBuffer(buf);
+            assertEquals(reads + 1, total(Column.READS), "one read from the file");
+        }
+        CheckpointResult r = pool.checkpoint();
+        assertEquals(5, r.buffersWritten(), "only the kept relation's buffers are written");
+        assertEquals(1, r.filesSynced(), "the dropped relation's fsync request was forgotten");
+        assertOnDisk(kept, 71101, 1, range(0, 5));
+        assertEquals(0, pool.pinnedBuffers());
+    }
+
+    @Test
     void dirtyVictimsAreWrittenBackWhenEvicted() throws Exception {
         TestMethods.Threaded threaded = new TestMethods.Threaded(2);
         closeLast.add(threaded);
@@ -376,6 +428,34 @@ class BufferWriteTest extends PoolTestBase {
                 Thread.sleep(10);
             }
             assertTrue(bg.rounds() >= 3, "rounds: " + bg.rounds());
+        }
+        assertEquals(0, pool.pinnedBuffers());
+    }
+
+    @Test
+    void anIdleBackgroundWriterHibernatesUntilABufferIsAllocated() throws Exception {
+        pool(new SyncIoMethod(), small().build());
+        SmgrRelation rel = relation(71012, 64);
+        // 100 ms rounds: hibernation is 50 x 100 ms = 5 s unless an allocation wakes it
+        try (BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(100, 100, 2.0))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!bg.hibernating() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(bg.hibernating(), "an idle writer hibernates after two idle rounds; rounds: " + bg.rounds());
+            long rounds = bg.rounds();
+            Thread.sleep(600);
+            assertEquals(rounds, bg.rounds(), "no scanning while idle (6 rounds in 600 ms without hibernation)");
+            assertTrue(bg.hibernating());
+            try (BufferSession s = pool.openSession("client")) {
+                s.releaseBuffer(s.readBuffer(rel, 5, null)); // a miss: the clock sweep claims a buffer
+            }
+            deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2500);
+            while (bg.rounds() == rounds && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(bg.rounds() > rounds, "woken by the allocation, well before the 5 s hibernation ends");
+            assertEquals(1, bg.hibernations());
         }
         assertEquals(0, pool.pinnedBuffers());
     }

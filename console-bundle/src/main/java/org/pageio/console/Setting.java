@@ -17,8 +17,9 @@ import java.util.function.Predicate;
  * @param unit        the unit the value is stored in
  * @param context     PostgreSQL's context: postmaster, sighup, superuser, user (pageio for our own)
  * @param applies     how a change is applied here: {@code live} or {@code restart} (the buffer manager restarts)
- * @param min         the smallest valid value, or null (INTEGER only)
- * @param max         the largest valid value, or null (INTEGER only)
+ * @param min         the smallest valid value, or null (INTEGER and REAL; a REAL's bounds are whole
+ *                    numbers, as PostgreSQL's real settings here have: {@code bgwriter_lru_multiplier} 0..10)
+ * @param max         the largest valid value, or null (INTEGER and REAL)
  * @param excludeZero 0 is not valid although it is between min and max ({@code io_workers}, {@code io_max_concurrency})
  * @param options     the valid values of an ENUM or METHOD setting
  * @param defaultValue the default as stored (Integer, Boolean, String), or null
@@ -27,7 +28,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
         Long min, Long max, boolean excludeZero, List<String> options, Object defaultValue) {
 
     /** How a value is parsed. */
-    public enum Kind { INTEGER, BOOLEAN, ENUM, STRING, METHOD }
+    public enum Kind { INTEGER, REAL, BOOLEAN, ENUM, STRING, METHOD }
 
     /** The unit a value is stored in; PostgreSQL's spelling. */
     public enum Unit {
@@ -65,7 +66,12 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("io_max_workers", Unit.NONE, "sighup", false),
             new Known("io_worker_idle_timeout", Unit.MS, "sighup", false),
             new Known("io_worker_launch_interval", Unit.MS, "sighup", false),
-            new Known("io_workers", Unit.NONE, "sighup", true));
+            new Known("io_workers", Unit.NONE, "sighup", true),
+            // PostgreSQL: bgwriter_delay integer ms 10..10000, bgwriter_lru_maxpages integer 0..1073741823,
+            // bgwriter_lru_multiplier real 0..10; all three sighup
+            new Known("bgwriter_delay", Unit.MS, "sighup", false),
+            new Known("bgwriter_lru_maxpages", Unit.NONE, "sighup", false),
+            new Known("bgwriter_lru_multiplier", Unit.NONE, "sighup", false));
 
     static Known known(String name) {
         for (Known k : CATALOG) {
@@ -78,7 +84,8 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
 
     /**
      * How a change of this PID is applied: the worker pool takes it live; the buffer manager swaps
-     * the method live (io_method and the io_method_* settings) and restarts for the rest.
+     * the method live (io_method and the io_method_* settings), restarts its background writer
+     * with the bgwriter_* settings, and restarts itself for the rest.
      */
     static String appliesFor(String pid) {
         return WORKER_PID.equals(pid) ? "live" : "restart";
@@ -86,7 +93,8 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
 
     /** {@link #appliesFor(String)} for one setting. */
     static String appliesFor(String pid, String name) {
-        return BUFMGR_PID.equals(pid) && name.startsWith("io_method") ? "live" : appliesFor(pid);
+        return BUFMGR_PID.equals(pid) && (name.startsWith("io_method") || name.startsWith("bgwriter_")) ? "live"
+                : appliesFor(pid);
     }
 
     /** The {@code io_method} setting, over the registered method names. */
@@ -101,7 +109,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             case BOOLEAN -> "on, off";
             case ENUM, METHOD -> options.isEmpty() ? "(none registered)" : String.join(", ", options);
             case STRING -> "";
-            case INTEGER -> {
+            case INTEGER, REAL -> {
                 String r;
                 if (min != null && max != null) {
                     r = excludeZero && min < 0 && max > 0
@@ -171,6 +179,19 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
                         : "valid values are " + range());
             }
             case STRING -> v;
+            case REAL -> {
+                double d;
+                try {
+                    d = Double.parseDouble(v);
+                } catch (NumberFormatException e) {
+                    throw invalid(text, "it takes a number; valid range " + range());
+                }
+                if (Double.isNaN(d) || Double.isInfinite(d) || (min != null && d < min) || (max != null && d > max)
+                        || (extraValid != null && !extraValid.test(v))) {
+                    throw new IllegalArgumentException(name + " = " + v + " is outside the valid range " + range());
+                }
+                yield d;
+            }
             case INTEGER -> {
                 long n = parseInteger(v, text);
                 boolean inRange = (min == null || n >= min) && (max == null || n <= max) && !(excludeZero && n == 0)

@@ -496,6 +496,15 @@ public final class SettingsCommands {
                 min = r[0];
                 max = r[1];
             }
+            case AttributeDefinition.DOUBLE, AttributeDefinition.FLOAT -> {
+                // the range probed at whole numbers through Metatype's validate (bounds such as 0..10)
+                kind = Setting.Kind.REAL;
+                defaultValue = def == null ? null : Double.valueOf(def);
+                int known = def == null ? 0 : (int) Math.floor(Double.parseDouble(def));
+                Long[] r = probeRange(v -> isValid(ad, Integer.toString(v)), known);
+                min = r[0];
+                max = r[1];
+            }
             case AttributeDefinition.BOOLEAN -> {
                 kind = Setting.Kind.BOOLEAN;
                 defaultValue = def == null ? null : Boolean.valueOf(def);

@@ -10,6 +10,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.pageio.table.BadBlock;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.LoadResult;
+import org.pageio.table.LoadSink;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
@@ -50,11 +51,15 @@ public final class TableCommands {
             @Parameter(names = {"-r", "--rows"}, absentValue = "0") long rows,
             @Descriptor("random seed (default 1)")
             @Parameter(names = {"--seed"}, absentValue = "1") long seed,
+            @Descriptor("where the pages go: bulk (asynchronous writes through io_method, the default), direct (O_DIRECT"
+                    + " writer thread) or buffered")
+            @Parameter(names = {"--sink"}, absentValue = "") String sink,
             @Descriptor("table name, [a-z_][a-z0-9_]*") String name) throws IOException {
         TableShape s = TableShape.byName(shape.isEmpty() ? name : shape);
+        LoadSink how = sink.isEmpty() ? LoadSink.DEFAULT : LoadSink.parse(sink);
         PrintStream out = System.out;
         boolean tty = System.console() != null;
-        LoadResult r = tables.load(name, s, rows, seed, (done, total, bytes, nanos) -> {
+        LoadResult r = tables.load(name, s, rows, seed, how, (done, total, bytes, nanos) -> {
             if (!tty) {
                 return;
             }
@@ -67,7 +72,7 @@ public final class TableCommands {
         if (tty) {
             out.println();
         }
-        return r.toString();
+        return r + " (" + how.label() + " sink)";
     }
 
     @Descriptor("builds the ordered index on an integer column (replacing an existing one)")

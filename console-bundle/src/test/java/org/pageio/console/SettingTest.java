@@ -28,6 +28,10 @@ class SettingTest {
         public String[] getOptionLabels() { return getOptionValues(); }
         public String[] getDefaultValue() { return new String[] {def}; }
         public String validate(String v) {
+            if (type == DOUBLE) {
+                double d = Double.parseDouble(v);
+                return min != null && d < min ? "less than minimum" : max != null && d > max ? "greater than maximum" : "";
+            }
             if (type != INTEGER) {
                 return null;
             }
@@ -58,6 +62,42 @@ class SettingTest {
     static final Setting LOOKAHEAD = setting(new Ad("read_stream_lookahead", AttributeDefinition.STRING, "pg19", null, null,
             "pg18", "pg19"), Setting.BUFMGR_PID);
     static final Setting METHOD = Setting.ioMethod(List.of("sync", "worker"), "worker");
+    // as bufmgr's BufMgrConfig declares them
+    static final Setting BG_DELAY = setting(new Ad("bgwriter_delay", AttributeDefinition.INTEGER, "200", 10, 10000),
+            Setting.BUFMGR_PID);
+    static final Setting BG_MAXPAGES = setting(new Ad("bgwriter_lru_maxpages", AttributeDefinition.INTEGER, "100", 0,
+            1073741823), Setting.BUFMGR_PID);
+    static final Setting BG_MULTIPLIER = setting(new Ad("bgwriter_lru_multiplier", AttributeDefinition.DOUBLE, "2.0", 0, 10),
+            Setting.BUFMGR_PID);
+
+    @Test
+    void theBackgroundWritersSettingsHavePostgresUnitsRangesAndContext() {
+        assertEquals("10..10000 (ms)", BG_DELAY.range());
+        assertEquals("0..1073741823", BG_MAXPAGES.range());
+        assertEquals("0..10", BG_MULTIPLIER.range());
+        assertEquals(Setting.Kind.REAL, BG_MULTIPLIER.kind());
+        for (Setting s : List.of(BG_DELAY, BG_MAXPAGES, BG_MULTIPLIER)) {
+            assertEquals("sighup", s.context(), s.name());
+            assertEquals("live", s.applies(), s.name() + ": the buffer manager restarts only its background writer");
+        }
+        assertEquals(1000, BG_DELAY.parse("1s", null));
+        assertEquals(50, BG_DELAY.parse("50ms", null));
+        assertEquals(0, BG_MAXPAGES.parse("0", null));
+        assertEquals(2.5, BG_MULTIPLIER.parse("2.5", null));
+        assertEquals(2.0, BG_MULTIPLIER.defaultValue());
+        assertEquals("bgwriter_delay = 5ms (5 ms) is outside the valid range 10..10000 (ms)",
+                assertThrows(IllegalArgumentException.class, () -> BG_DELAY.parse("5ms", null)).getMessage());
+        assertEquals("bgwriter_delay = 11s (11000 ms) is outside the valid range 10..10000 (ms)",
+                assertThrows(IllegalArgumentException.class, () -> BG_DELAY.parse("11s", null)).getMessage());
+        assertEquals("bgwriter_lru_maxpages = -1 is outside the valid range 0..1073741823",
+                assertThrows(IllegalArgumentException.class, () -> BG_MAXPAGES.parse("-1", null)).getMessage());
+        assertEquals("bgwriter_lru_multiplier = 10.5 is outside the valid range 0..10",
+                assertThrows(IllegalArgumentException.class, () -> BG_MULTIPLIER.parse("10.5", null)).getMessage());
+        assertEquals("bgwriter_lru_multiplier = NaN is outside the valid range 0..10",
+                assertThrows(IllegalArgumentException.class, () -> BG_MULTIPLIER.parse("NaN", null)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BG_MULTIPLIER.parse("lots", null)).getMessage()
+                .startsWith("invalid value for bgwriter_lru_multiplier: 'lots'; it takes a number"));
+    }
 
     @Test
     void rangesComeFromMetatypeValidation() {

@@ -43,7 +43,10 @@ public class TableIT extends PageioTestBase {
         run("pageio:drop " + bad, true);
         try {
             String load = run("pageio:load --rows " + ROWS + " --shape prefetch_test --seed " + SEED + " " + t, false);
-            assertTrue(load, load.startsWith("loaded 5,000 rows into " + t + ": 107 blocks"));
+            assertTrue(load, load.startsWith("loaded 5,000 rows into " + t + ": 107 blocks") && load.endsWith(" (bulk sink)"));
+            // the default sink writes through the buffer manager's io_method: bulkwrite extends of the client backend
+            String stats = run("pageio:stat_io --format json", false);
+            assertTrue(stats, stats.contains("\"context\": \"bulkwrite\""));
             String index = run("pageio:index " + t + " val", false);
             assertTrue(index, index.startsWith("created index " + t + "_val_idx on " + t + " (val): 5,000 entries"));
 
@@ -89,7 +92,11 @@ public class TableIT extends PageioTestBase {
             assertTrue(verifyOk, verifyOk.startsWith(String.format(java.util.Locale.ROOT,
                     "Checksum scan of %s: %,d blocks checked, bad checksums or headers: 0", t, checked)));
             // a table no scan has touched, so no block of it is in shared buffers: the flip is on disk only
-            run("pageio:load --rows " + ROWS + " --shape prefetch_test " + bad, false);
+            String wrongSink = run("pageio:load --sink fast --rows " + ROWS + " --shape prefetch_test " + bad, true);
+            assertTrue(wrongSink, wrongSink.contains("unknown load sink \"fast\"; valid: bulk, direct, buffered")
+                    && !wrongSink.contains("\n"));
+            String direct = run("pageio:load --sink direct --rows " + ROWS + " --shape prefetch_test " + bad, false);
+            assertTrue(direct, direct.startsWith("loaded 5,000 rows into " + bad + ": 107 blocks") && direct.endsWith(" (direct sink)"));
             long rel = tables.table(bad).relNumber();
             Path file = Path.of(dataDirectory(), "base", Long.toString(rel));
             try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {

@@ -23,6 +23,13 @@ public interface TableService {
      */
     LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress) throws IOException;
 
+    /**
+     * {@link #load(String, TableShape, long, long, LoadProgress)} through a chosen sink (the other
+     * form uses {@link LoadSink#DEFAULT}).
+     */
+    LoadResult load(String name, TableShape shape, long rows, long seed, LoadSink sink, LoadProgress progress)
+            throws IOException;
+
     /** Builds the ordered index on integer column {@code column} (replacing an existing one). */
     IndexInfo createIndex(String table, String column) throws IOException;
 

@@ -11,9 +11,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.page.PageVerifier;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.bufmgr.stats.StatIo.Column;
+import org.pageio.method.fault.FaultInjectingMethod;
+import org.pageio.method.fault.FaultPlan;
+import org.pageio.method.fault.FaultPlan.Kind;
+import org.pageio.method.fault.FaultPlan.Op;
+import org.pageio.method.fault.FaultPlan.Rule;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.method.worker.WorkerIoMethod;
+import org.pageio.method.worker.WorkerSettings;
+import org.pageio.posix.Errno;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
@@ -30,14 +46,48 @@ class LoaderTest {
     /** Two full chunks and a bit, ending in a partial page, in 100-block segments. */
     static final long ROWS = 2L * Loader.CHUNK_BLOCKS * 47 + 100 * 47 + 5;
 
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        open.clear();
+    }
+
+    /** A pool over {@code smgr} reading and writing through {@code method}. */
+    private BufferPool pool(StorageManager smgr, IoMethod method) {
+        BufMgrSettings s = new BufMgrSettings.Builder().sharedBuffers(512).maxSessions(8).segmentBlocks(100).build();
+        AioContext aio = AioContext.create(method, s.aioConfig());
+        BufferPool pool = new BufferPool(s, smgr, aio, new StatIo());
+        open.add(aio);
+        open.add(pool);
+        return pool;
+    }
+
+    private WorkerIoMethod worker() {
+        WorkerIoMethod w = new WorkerIoMethod(WorkerSettings.of(2, 4, WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS,
+                WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS));
+        open.add(w);
+        return w;
+    }
+
     @Test
     void everySinkAndBuilderCountWritesTheSameValidPages() throws Exception {
-        try (StorageManager smgr = new StorageManager(dir, 100, false)) {
+        try (StorageManager smgr = new StorageManager(dir, 100, false);
+                StorageManager direct = new StorageManager(dir.resolve("odirect"), 100, true)) {
             List<byte[]> files = new ArrayList<>();
-            Object[][] cases = {{PageSink.plain(), 1}, {PageSink.buffered(), 3}, {PageSink.direct(), 2}};
+            BufferPool syncPool = pool(smgr, new SyncIoMethod());
+            BufferPool workerPool = pool(smgr, worker());
+            // io_method=worker over O_DIRECT descriptors (what io_method=direct's storage manager opens)
+            BufferPool directPool = pool(direct, worker());
+            Object[][] cases = {{PageSink.plain(), 1, smgr}, {PageSink.buffered(), 3, smgr}, {PageSink.direct(), 2, smgr},
+                    {PageSink.bulk(syncPool, "loader"), 2, smgr}, {PageSink.bulk(workerPool, "loader", 16, 4), 3, smgr},
+                    {PageSink.bulk(directPool, "loader", 128, 8), 2, direct}};
             long rel = 20_000;
             for (Object[] c : cases) {
-                SmgrRelation r = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, rel++));
+                SmgrRelation r = ((StorageManager) c[2]).open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, rel++));
                 List<Long> seen = new ArrayList<>();
                 Loader l = new Loader((PageSink.Factory) c[0], (Integer) c[1]);
                 long blocks = l.load(r, TableShape.PREFETCH_TEST, ROWS, 7, true, (done, total, bytes, nanos) -> seen.add(done));
@@ -47,11 +97,20 @@ class LoaderTest {
                 assertEquals(ROWS, seen.get(seen.size() - 1), "the last progress report is complete");
                 files.add(concat(r, blocks));
             }
+            // the bulk sinks wrote through their pools' sessions: one extend per write, one fsync per segment
+            long blocks = TableShape.PREFETCH_TEST.blocksFor(ROWS);
+            long segments = (blocks + 99) / 100;
+            assertEquals(blocks * 8192, total(syncPool, Column.EXTEND_BYTES));
+            assertEquals(segments + 2, total(syncPool, Column.EXTENDS),
+                    "128-block writes cut at each 100-block segment end and at the chunk ends 1024 and 2048");
+            assertEquals(segments, total(syncPool, Column.FSYNCS));
+            assertEquals(blocks * 8192, total(workerPool, Column.EXTEND_BYTES));
+            assertTrue(total(workerPool, Column.EXTENDS) >= blocks / 16, "16-block writes");
+            assertEquals(blocks * 8192, total(directPool, Column.EXTEND_BYTES));
             for (int i = 1; i < files.size(); i++) {
                 assertArrayEquals(files.get(0), files.get(i), "case " + i + " wrote other bytes");
             }
             byte[] all = files.get(0);
-            long blocks = TableShape.PREFETCH_TEST.blocksFor(ROWS);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment page = a.allocate(8192);
                 for (long b = 0; b < blocks; b++) {
@@ -103,6 +162,37 @@ class LoaderTest {
                     () -> new Loader(failing, 2).load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
             assertTrue(e.getMessage().contains("ENOSPC") && e.getMessage().contains("blocks 1024.."), e.getMessage());
             assertTrue(Thread.activeCount() <= before, "builders joined");
+        }
+    }
+
+    private static long total(BufferPool pool, Column c) {
+        long n = 0;
+        for (StatIo.Row r : pool.stats().rows()) {
+            if (r.kind().equals("loader") && r.context() == StatIo.IoContext.BULKWRITE) {
+                n += r.value(c);
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void aWriteThatKeepsFailingThroughTheBulkSinkFailsTheLoadNamingRelationBlocksAndErrno() throws Exception {
+        try (StorageManager smgr = new StorageManager(dir, 100, false)) {
+            FaultInjectingMethod faulty = new FaultInjectingMethod(worker(),
+                    FaultPlan.of(Rule.always(Kind.EIO, Op.WRITE, "blocks 1500..1599 of relation pg_default/30001")), 42);
+            open.add(faulty);
+            BufferPool pool = pool(smgr, faulty);
+            SmgrRelation r = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 30_001));
+            int before = Thread.activeCount();
+            PosixException e = assertThrows(PosixException.class, () -> new Loader(PageSink.bulk(pool, "loader"), 2)
+                    .load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
+            assertEquals(Errno.EIO, e.errno());
+            // 128-block writes cut at the 100-block segments: 1500..1599 is one write, failing every time
+            assertTrue(e.getMessage().contains("after 3 attempts") && e.getMessage().contains("blocks 1500..1599")
+                    && e.getMessage().contains("pg_default/30001") && e.getMessage().contains("EIO"), e.getMessage());
+            assertEquals(3, faulty.injected(), "written three times, then reported");
+            assertTrue(Thread.activeCount() <= before + 4, "builders joined");
+            assertTrue(pool.aio().snapshot().isEmpty(), "nothing left in flight: " + pool.aio().snapshot());
         }
     }
 

@@ -176,8 +176,11 @@ public final class BufferManagerComponent implements BufferManager {
     @Modified
     void modified(BufMgrConfig config, BundleContext context) {
         BufMgrSettings next;
+        BackgroundWriter.Settings bg;
         try {
             next = settingsOf(config, settings.directIo()); // O_DIRECT follows the method, not a restart
+            bg = new BackgroundWriter.Settings(config.bgwriter__delay(), config.bgwriter__lru__maxpages(),
+                    config.bgwriter__lru__multiplier());
         } catch (IllegalArgumentException e) {
             // A value out of range that reached ConfigAdmin without the console's checks (e.g. the
             // Web Console's Configuration page): refuse it, keep everything in force, never throw
@@ -205,6 +208,14 @@ public final class BufferManagerComponent implements BufferManager {
             return;
         }
         synchronized (this) {
+            if (bgwriter != null && !bg.equals(bgwriter.settings())) {
+                // bgwriter_* apply live (sighup in PostgreSQL): a new writer thread with the new settings
+                bgwriter.close(); // its session drains its writes first
+                bgwriter = new BackgroundWriter(pool, bg);
+                LOG.log(System.Logger.Level.INFO, "background writer settings changed: bgwriter_delay = "
+                        + bg.delayMillis() + "ms, bgwriter_lru_maxpages = " + bg.lruMaxPages() + ", bgwriter_lru_multiplier = "
+                        + bg.lruMultiplier());
+            }
             aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
             try {
                 applyMethodConfig(config);

@@ -20,6 +20,7 @@ import org.pageio.table.HeapPage;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.LoadResult;
+import org.pageio.table.LoadSink;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanSettings;
@@ -30,6 +31,7 @@ import org.pageio.table.TableShape;
 import org.pageio.table.catalog.Catalog;
 import org.pageio.table.index.IndexBuilder;
 import org.pageio.table.load.Loader;
+import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
 
 /**
@@ -90,8 +92,22 @@ public final class TableEngine implements TableService {
     }
 
     @Override
-    public synchronized LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress)
-            throws IOException {
+    public LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress) throws IOException {
+        return load(name, shape, rows, seed, LoadSink.DEFAULT, progress);
+    }
+
+    /** The loader's page sink for {@code sink}: the bulk sink writes through this pool's I/O method. */
+    public PageSink.Factory sinkFactory(LoadSink sink) {
+        return switch (sink) {
+            case BULK -> PageSink.bulk(pool, SESSION_KIND);
+            case DIRECT -> PageSink.direct();
+            case BUFFERED -> PageSink.buffered();
+        };
+    }
+
+    @Override
+    public synchronized LoadResult load(String name, TableShape shape, long rows, long seed, LoadSink sink,
+            LoadProgress progress) throws IOException {
         Catalog.checkName("table", name);
         if (catalog.table(name) != null) {
             throw new TableException("table \"" + name + "\" already exists; drop it first (pageio:drop " + name + ")");
@@ -103,7 +119,8 @@ public final class TableEngine implements TableService {
         }
         long relNumber = catalog.allocateRelNumber();
         SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
-        Loader loader = new Loader();
+        // the bulk sink's session is opened by Loader.load in this thread, the loader's writer
+        Loader loader = new Loader(sinkFactory(sink), Loader.defaultBuilders());
         long blocks;
         try {
             blocks = loader.load(rel, shape, n, seed, pool.settings().dataChecksums(),
@@ -234,6 +251,14 @@ public final class TableEngine implements TableService {
     public synchronized void drop(String name) throws IOException {
         TableInfo t = table(name);
         catalog.removeTable(name);
+        // the relations' buffers go first (dirty ones discarded): none may be written to a file
+        // that is gone, or be found by a later relation with the same number
+        try (BufferSession s = pool.openSession(SESSION_KIND)) {
+            s.dropRelationBuffers(heap(t));
+            for (IndexInfo i : t.indexes()) {
+                s.dropRelationBuffers(indexRelation(i));
+            }
+        }
         unlinkQuietly(heap(t));
         for (IndexInfo i : t.indexes()) {
             unlinkQuietly(indexRelation(i));

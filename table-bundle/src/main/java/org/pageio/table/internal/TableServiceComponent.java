@@ -47,6 +47,12 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public LoadResult load(String name, TableShape shape, long rows, long seed, org.pageio.table.LoadSink sink,
+            LoadProgress progress) throws IOException {
+        return engine.load(name, shape, rows, seed, sink, progress);
+    }
+
+    @Override
     public IndexInfo createIndex(String table, String column) throws IOException {
         return engine.createIndex(table, column);
     }

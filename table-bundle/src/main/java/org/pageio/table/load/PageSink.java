@@ -7,11 +7,13 @@ import org.pageio.posix.PosixException;
  * Where the loader's finished pages go: the seam between building pages and writing them. The
  * loader's writer thread calls {@link #write} with runs of whole pages in ascending block order,
  * then {@link #finish} once, then {@link #close} (also after a failure). An implementation may
- * write synchronously ({@link #buffered}, {@link #direct}) or start asynchronous writes and wait
- * for them in {@link #finish} — but it must not keep {@code pages} after {@code write} returns
- * unless it copies them: the loader refills the memory as soon as {@code write} returns.
+ * write synchronously ({@link #buffered}, {@link #direct}) or start asynchronous writes
+ * ({@link #bulk}): then it tells the loader, through {@link #writtenThrough} and
+ * {@link #awaitWritten}, which pages it no longer reads; the loader refills a chunk only after
+ * that. A synchronous sink keeps the defaults (everything written when {@code write} returns).
  *
- * <p>One thread (the loader's writer) calls every method.
+ * <p>One thread (the loader's writer, which calls {@link Factory#open}) calls every method: an
+ * asynchronous sink's I/O session belongs to that thread.
  */
 public interface PageSink extends AutoCloseable {
 
@@ -21,10 +23,25 @@ public interface PageSink extends AutoCloseable {
      */
     void write(long block, MemorySegment pages, int n) throws PosixException;
 
-    /** Makes everything written durable (fsync of every segment written). */
+    /**
+     * Every block below the returned one has been written, so the loader may refill its memory;
+     * polls, never blocks. A synchronous sink returns {@link Long#MAX_VALUE}.
+     */
+    default long writtenThrough() throws PosixException {
+        return Long.MAX_VALUE;
+    }
+
+    /** Waits until every block below {@code end} has been written (its memory is free again). */
+    default void awaitWritten(long end) throws PosixException {
+    }
+
+    /** Makes everything written durable (waits for writes in flight, then fsyncs every segment written). */
     void finish() throws PosixException;
 
-    /** Releases descriptors the sink opened itself; never throws. */
+    /**
+     * Waits for writes still in flight (so the loader may free the chunks), releases what the sink
+     * opened itself; never throws.
+     */
     @Override
     void close();
 
@@ -56,6 +73,26 @@ public interface PageSink extends AutoCloseable {
      */
     static Factory direct() {
         return DirectSink::open;
+    }
+
+    /**
+     * Asynchronous writes through the buffer manager's I/O method ({@code io_method}): a
+     * {@link org.pageio.bufmgr.BulkWriter} on a session of {@code pool} opened by the writer
+     * thread, fed straight from the loader's chunks (no copy), {@code writeBlocks} pages per
+     * {@code writev}, at most {@code inFlight} in flight, the relation allocated at its final size
+     * with {@code fallocate} first (so no write extends a file and O_DIRECT writes run in
+     * parallel), fsync through the method at the end. Writes go through the relation's
+     * descriptors: buffered, or {@code O_DIRECT} when the method bypasses the page cache
+     * ({@code io_method=direct}). Counted in {@code stat_io} (bulkwrite extends, fsyncs) under
+     * {@code kind}.
+     */
+    static Factory bulk(org.pageio.bufmgr.BufferPool pool, String kind, int writeBlocks, int inFlight) {
+        return (rel, blocks) -> new BulkSink(pool, kind, rel, blocks, writeBlocks, inFlight);
+    }
+
+    /** {@link #bulk(org.pageio.bufmgr.BufferPool, String, int, int)} with the defaults: 1 MiB writes, 8 in flight. */
+    static Factory bulk(org.pageio.bufmgr.BufferPool pool, String kind) {
+        return bulk(pool, kind, BulkSink.DEFAULT_WRITE_BLOCKS, BulkSink.DEFAULT_IN_FLIGHT);
     }
 
     /** Plain buffered {@code pwrite}s and one fsync at the end (the old loader; for comparison). */

@@ -1,0 +1,107 @@
+package org.pageio.bufmgr;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.pageio.api.IoHandle;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+
+/**
+ * PostgreSQL's {@code DropRelationBuffers} / {@code InvalidateBuffer} for a relation that goes
+ * away: every buffer tagged with it loses its tag and its page, dirty ones included — they are
+ * discarded, not written (the file is about to be unlinked). Kept out of {@link BufferPool} so the
+ * pool's hot paths stay as they are; it uses only the pool's state-word rules.
+ *
+ * <h2>How one buffer is invalidated</h2>
+ * Like eviction: pin it (CAS from refcount 0, not under I/O), check the tag again (it may have been
+ * retagged before the pin), then one CAS from "pinned only by us, not LOCKED, not under I/O" to
+ * untagged, not VALID, not DIRTY (so no write can claim it any more, and the clock sweep cannot take
+ * it while we still pin it); then remove the mapping, clear the tag and unpin. A buffer under I/O
+ * (a read, or a write by the background writer, a checkpoint or an evicting session) is waited for
+ * first through its wait reference, so no write reaches the file after this returns. A buffer
+ * pinned by someone else is waited for (PostgreSQL waits too), up to {@link #PIN_WAIT_NANOS}; then
+ * the call fails naming relation, block and buffer (the caller must not pin any itself).
+ *
+ * <p>Runs in the session's thread (it may wait for other sessions' I/O through its own session).
+ * Costs one pass over the descriptors (PostgreSQL does the same unless the relation is small).
+ */
+final class RelationBuffers {
+
+    /** How long a buffer pinned by someone else is waited for. */
+    static final long PIN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private RelationBuffers() {
+    }
+
+    /** Returns how many buffers were dropped; {@code dirty[0]} receives how many of them were dirty. */
+    static int drop(BufferSession session, SmgrRelation rel, long[] dirty) {
+        BufferPool pool = session.pool();
+        int relId = rel.id();
+        int dropped = 0;
+        for (int buf = 0; buf < pool.nbuffers(); buf++) {
+            long s = pool.state(buf); // acquire: the tag read below is the one this state published
+            if ((s & BufferPool.TAG_VALID) == 0 || BufferPool.tagRelation(pool.tags[buf]) != relId) {
+                continue;
+            }
+            int r = invalidate(session, pool, buf, pool.tags[buf], rel);
+            if (r > 0) {
+                dropped++;
+                if (r == 2) {
+                    dirty[0]++;
+                }
+            }
+        }
+        return dropped;
+    }
+
+    /** 0: the buffer no longer held {@code key}; 1: dropped clean; 2: dropped dirty. */
+    private static int invalidate(BufferSession session, BufferPool pool, int buf, long key, SmgrRelation rel) {
+        // the tag is checked again after the pin: the buffer may have been evicted and retagged
+        // (same state bits, other tag) between the caller's look and our CAS
+        long deadline = System.nanoTime() + PIN_WAIT_NANOS;
+        for (;;) {
+            long s = pool.state(buf);
+            if ((s & BufferPool.TAG_VALID) == 0 || pool.tags[buf] != key) {
+                return 0;
+            }
+            if ((s & BufferPool.IO_IN_PROGRESS) != 0) {
+                long ref = pool.ioRef(buf);
+                if (ref != IoHandle.NO_WAIT_REF) {
+                    session.io().awaitRef(ref); // the I/O's completion clears IO_IN_PROGRESS
+                } else {
+                    Thread.onSpinWait(); // claimed, reference not yet published: a short window
+                }
+                continue;
+            }
+            if (BufferPool.refcount(s) != 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("cannot drop the buffers of relation " + rel + ": block "
+                            + BufferPool.tagBlock(key) + " (buffer " + buf + ") is still pinned by another session after "
+                            + TimeUnit.NANOSECONDS.toSeconds(PIN_WAIT_NANOS) + " s");
+                }
+                LockSupport.parkNanos(100_000);
+                continue;
+            }
+            // pin it, as eviction does, so the clock sweep cannot take it while we untag it
+            if (!pool.casState(buf, s, s + BufferPool.REFCOUNT_ONE)) {
+                continue;
+            }
+            long p = s + BufferPool.REFCOUNT_ONE;
+            if (pool.tags[buf] != key) {
+                pool.unpin(buf);
+                return 0;
+            }
+            boolean wasDirty = (p & BufferPool.DIRTY) != 0;
+            long untagged = p & ~(BufferPool.TAG_VALID | BufferPool.VALID | BufferPool.DIRTY | BufferPool.IO_ERROR
+                    | BufferPool.USAGE_MASK);
+            if (!pool.casState(buf, p, untagged)) {
+                pool.unpin(buf); // someone pinned it or a write claimed it meanwhile: look again
+                continue;
+            }
+            pool.mapping().remove(key, buf);
+            pool.tags[buf] = -1;
+            pool.writeErrno[buf] = 0;
+            pool.unpin(buf); // volatile CAS: publishes the cleared tag with the state
+            return wasDirty ? 2 : 1;
+        }
+    }
+}
