@@ -552,7 +552,12 @@ class WorkerPoolTest {
             }
             s.exitBatchMode();
             // Both workers are stuck in an I/O; the rest waits in the queue (or ran in the issuer).
-            await("both workers hold an I/O", () -> gate.threads.stream().filter(t -> t.startsWith("pageio")).count() == 2);
+            try {
+                await("both workers hold an I/O", () -> gate.threads.stream().filter(t -> t.startsWith("pageio")).count() == 2);
+            } catch (AssertionError e) {
+                gate.gate.countDown(); // else closing the session waits forever for the I/O a worker holds
+                throw new AssertionError(e.getMessage() + "; " + method.stats() + "; completions ran in " + gate.threads, e);
+            }
             long inline = method.stats().inlineQueueFull() + method.stats().inlineContended();
             Thread opener = new Thread(() -> {
                 try {
