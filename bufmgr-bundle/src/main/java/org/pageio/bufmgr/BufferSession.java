@@ -2,6 +2,7 @@ package org.pageio.bufmgr;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import org.pageio.api.AioException;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoResult;
@@ -156,8 +157,18 @@ public final class BufferSession implements AutoCloseable {
      * @throws IllegalStateException naming relation, block and buffer when one stays pinned
      */
     public int dropRelationBuffers(SmgrRelation rel) {
+        return dropRelationBuffers(rel, Duration.ofNanos(RelationBuffers.PIN_WAIT_NANOS));
+    }
+
+    /**
+     * {@link #dropRelationBuffers(SmgrRelation)} waiting at most {@code pinWait} (instead of 30 s) for
+     * other sessions' pins. When a buffer of {@code rel} is pinned by another session from the
+     * start to the end of that wait, it fails before any buffer was dropped (so a caller that then
+     * keeps the relation loses nothing) and the fsync requests stay.
+     */
+    public int dropRelationBuffers(SmgrRelation rel, Duration pinWait) {
         long[] dirty = new long[1];
-        int n = RelationBuffers.drop(this, rel, dirty);
+        int n = RelationBuffers.drop(this, rel, dirty, pinWait.toNanos());
         rel.takeDirtySegments();
         return n;
     }

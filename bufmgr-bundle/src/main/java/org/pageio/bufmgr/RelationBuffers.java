@@ -18,8 +18,9 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
  * it while we still pin it); then remove the mapping, clear the tag and unpin. A buffer under I/O
  * (a read, or a write by the background writer, a checkpoint or an evicting session) is waited for
  * first through its wait reference, so no write reaches the file after this returns. A buffer
- * pinned by someone else is waited for (PostgreSQL waits too), up to {@link #PIN_WAIT_NANOS}; then
- * the call fails naming relation, block and buffer (the caller must not pin any itself).
+ * pinned by someone else is waited for (PostgreSQL waits too), up to {@link #PIN_WAIT_NANOS} or the
+ * caller's wait; then the call fails naming relation, block and buffer (the caller must not pin any
+ * itself) — before anything was dropped when the pin was there from the start.
  *
  * <p>Runs in the session's thread (it may wait for other sessions' I/O through its own session).
  * Costs one pass over the descriptors (PostgreSQL does the same unless the relation is small).
@@ -32,17 +33,26 @@ final class RelationBuffers {
     private RelationBuffers() {
     }
 
-    /** Returns how many buffers were dropped; {@code dirty[0]} receives how many of them were dirty. */
-    static int drop(BufferSession session, SmgrRelation rel, long[] dirty) {
+    /**
+     * Returns how many buffers were dropped; {@code dirty[0]} receives how many of them were dirty.
+     * First waits, up to {@code pinWaitNanos}, until no buffer of {@code rel} is pinned, and fails
+     * before anything is dropped if one still is: a caller that keeps the relation when this fails
+     * (a refused {@code DROP}) loses no dirty page. A pin taken after that first pass is waited for
+     * again below, within the same deadline (PostgreSQL's lock makes that window impossible; here it
+     * is one pass long).
+     */
+    static int drop(BufferSession session, SmgrRelation rel, long[] dirty, long pinWaitNanos) {
         BufferPool pool = session.pool();
         int relId = rel.id();
+        long deadline = System.nanoTime() + pinWaitNanos;
+        awaitUnpinned(pool, rel, deadline, pinWaitNanos);
         int dropped = 0;
         for (int buf = 0; buf < pool.nbuffers(); buf++) {
             long s = pool.state(buf); // acquire: the tag read below is the one this state published
             if ((s & BufferPool.TAG_VALID) == 0 || BufferPool.tagRelation(pool.tags[buf]) != relId) {
                 continue;
             }
-            int r = invalidate(session, pool, buf, pool.tags[buf], rel);
+            int r = invalidate(session, pool, buf, pool.tags[buf], rel, deadline, pinWaitNanos);
             if (r > 0) {
                 dropped++;
                 if (r == 2) {
@@ -53,11 +63,36 @@ final class RelationBuffers {
         return dropped;
     }
 
+    /** Waits until no buffer tagged with {@code rel} is pinned; throws {@link #stillPinned} at the deadline. */
+    private static void awaitUnpinned(BufferPool pool, SmgrRelation rel, long deadline, long pinWaitNanos) {
+        int relId = rel.id();
+        for (int buf = 0; buf < pool.nbuffers(); buf++) {
+            for (;;) {
+                long s = pool.state(buf); // acquire: the tag read below is the one this state published
+                long key = pool.tags[buf];
+                if ((s & BufferPool.TAG_VALID) == 0 || BufferPool.tagRelation(key) != relId
+                        || BufferPool.refcount(s) == 0) {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw stillPinned(rel, key, buf, pinWaitNanos);
+                }
+                LockSupport.parkNanos(100_000);
+            }
+        }
+    }
+
+    private static IllegalStateException stillPinned(SmgrRelation rel, long key, int buf, long pinWaitNanos) {
+        return new IllegalStateException("cannot drop the buffers of relation " + rel + ": block "
+                + BufferPool.tagBlock(key) + " (buffer " + buf + ") is still pinned by another session after "
+                + TimeUnit.NANOSECONDS.toMillis(pinWaitNanos) + " ms");
+    }
+
     /** 0: the buffer no longer held {@code key}; 1: dropped clean; 2: dropped dirty. */
-    private static int invalidate(BufferSession session, BufferPool pool, int buf, long key, SmgrRelation rel) {
+    private static int invalidate(BufferSession session, BufferPool pool, int buf, long key, SmgrRelation rel,
+            long deadline, long pinWaitNanos) {
         // the tag is checked again after the pin: the buffer may have been evicted and retagged
         // (same state bits, other tag) between the caller's look and our CAS
-        long deadline = System.nanoTime() + PIN_WAIT_NANOS;
         for (;;) {
             long s = pool.state(buf);
             if ((s & BufferPool.TAG_VALID) == 0 || pool.tags[buf] != key) {
@@ -74,9 +109,7 @@ final class RelationBuffers {
             }
             if (BufferPool.refcount(s) != 0) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("cannot drop the buffers of relation " + rel + ": block "
-                            + BufferPool.tagBlock(key) + " (buffer " + buf + ") is still pinned by another session after "
-                            + TimeUnit.NANOSECONDS.toSeconds(PIN_WAIT_NANOS) + " s");
+                    throw stillPinned(rel, key, buf, pinWaitNanos);
                 }
                 LockSupport.parkNanos(100_000);
                 continue;

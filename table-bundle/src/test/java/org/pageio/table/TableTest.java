@@ -11,11 +11,14 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +26,7 @@ import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.PageVerifier;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
@@ -331,6 +335,58 @@ class TableTest {
         assertEquals(100, again.table("t1").rows());
         again.drop("t1");
         assertEquals(List.of(), new TableEngine(pool).tables());
+    }
+
+    /**
+     * A drop while another session still pins a page of the table is refused after the wait,
+     * naming the table and the pinned block, and loses nothing: the table stays in the catalog with
+     * its files and still scans; once the pin is gone the drop goes through and the files are gone.
+     */
+    @Test
+    void aDropRefusedBecauseAScanPinsThePageKeepsTheTableWhole() throws Exception {
+        engine(new SyncIoMethod(), small().build());
+        engine.load("t1", TableShape.T, 2_000, 1, null);
+        long rows = engine.scan(ScanRequest.count("t1")).count();
+        assertEquals(2_000, rows);
+        SmgrRelation heap = engine.heap(engine.table("t1"));
+        List<Path> files = heap.segmentPaths(heap.nblocks());
+        CountDownLatch pinned = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread scan = new Thread(() -> {
+            try (BufferSession s = pool.openSession("scan")) {
+                int buf = s.readBuffer(heap, 3, null);
+                pinned.countDown();
+                release.await();
+                s.releaseBuffer(buf);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }, "pinning scan");
+        scan.start();
+        try {
+            assertTrue(pinned.await(10, TimeUnit.SECONDS));
+            engine.setDropWait(Duration.ofMillis(200));
+            TableException refused = assertThrows(TableException.class, () -> engine.drop("t1"));
+            assertTrue(refused.getMessage().startsWith("could not drop table t1: cannot drop the buffers of relation "),
+                    refused.getMessage());
+            assertTrue(refused.getMessage().contains("block 3 ") && refused.getMessage().contains("still pinned by another session after 200 ms")
+                    && refused.getMessage().endsWith("the table and its files stay: drop it again when the scan using it has ended"),
+                    refused.getMessage());
+            assertEquals(rows, engine.table("t1").rows(), "still in the catalog");
+            assertEquals(rows, new TableEngine(pool).table("t1").rows(), "still in the saved catalog");
+            for (Path f : files) {
+                assertTrue(Files.exists(f), f + " is still there");
+            }
+        } finally {
+            release.countDown();
+            scan.join(10_000);
+        }
+        assertEquals(rows, engine.scan(ScanRequest.count("t1")).count(), "the table still scans, every row");
+        engine.drop("t1");
+        assertEquals(List.of(), engine.tables());
+        for (Path f : files) {
+            assertTrue(!Files.exists(f), f + " is removed");
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.pageio.table.engine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,6 +49,14 @@ public final class TableEngine implements TableService {
     private final BufferPool pool;
     private final StorageManager smgr;
     private final Catalog catalog;
+
+    /** How long {@link #drop} waits for other sessions' pins (PostgreSQL's DROP waits for its lock). */
+    private volatile Duration dropWait = Duration.ofSeconds(30);
+
+    /** Sets how long {@link #drop} waits for a scan that still pins the table before it refuses. */
+    public void setDropWait(Duration wait) {
+        this.dropWait = wait;
+    }
 
     public TableEngine(BufferPool pool) throws IOException {
         this.pool = pool;
@@ -250,15 +259,19 @@ public final class TableEngine implements TableService {
     @Override
     public synchronized void drop(String name) throws IOException {
         TableInfo t = table(name);
-        catalog.removeTable(name);
         // the relations' buffers go first (dirty ones discarded): none may be written to a file
-        // that is gone, or be found by a later relation with the same number
+        // that is gone, or be found by a later relation with the same number. Only then the
+        // catalog entry: a drop refused because a scan still pins the table keeps the table whole.
         try (BufferSession s = pool.openSession(SESSION_KIND)) {
-            s.dropRelationBuffers(heap(t));
+            s.dropRelationBuffers(heap(t), dropWait);
             for (IndexInfo i : t.indexes()) {
-                s.dropRelationBuffers(indexRelation(i));
+                s.dropRelationBuffers(indexRelation(i), dropWait);
             }
+        } catch (IllegalStateException busy) {
+            throw new TableException("could not drop table " + name + ": " + busy.getMessage()
+                    + "; the table and its files stay: drop it again when the scan using it has ended");
         }
+        catalog.removeTable(name);
         unlinkQuietly(heap(t));
         for (IndexInfo i : t.indexes()) {
             unlinkQuietly(indexRelation(i));
