@@ -106,6 +106,19 @@ public class WorkerScanBench {
         @Param("8")
         public int maxWorkers;
 
+        /**
+         * More worker scans in each {@code paired} operation, to compare variants in one run:
+         * {@code postgres} (PostgreSQL's wake-up rules exactly), {@code spin} (one worker polls the
+         * empty queue for {@code spinMicros} before it sleeps), {@code all} (both); {@code none}:
+         * sync and worker only.
+         */
+        @Param("none")
+        public String compare;
+
+        /** The polling time of the {@code spin} variant, in µs. */
+        @Param("20")
+        public long spinMicros;
+
         Path dir;
         StorageManager smgr;
         SmgrRelation rel;
@@ -113,15 +126,18 @@ public class WorkerScanBench {
         long tuplesPerPage;
         Scan sync;
         Scan worker;
-        boolean workerFirst;
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        // totals over the measured trial, for the summary line
+        // totals over the trial (warm-up included), for the summary lines
         long scans;
-        double syncMsSum;
-        double workerMsSum;
-        double syncCpuSum;
-        double workerIssuerCpuSum;
-        double workerPoolCpuSum;
+        final Tally syncTally = new Tally("sync");
+        final Tally workerTally = new Tally("worker");
+        final Tally pgTally = new Tally("worker, PostgreSQL's wake-up rules");
+        final Tally spinTally = new Tally("worker, polling");
+        Scan workerPg;
+        Scan workerSpin;
+        /** The scans of one paired operation, in rotating order: sync, worker, then the variants. */
+        Scan[] scanList;
+        int rotation;
 
         @Setup(Level.Trial)
         public void setUp() throws IOException {
@@ -134,11 +150,25 @@ public class WorkerScanBench {
             tuplesPerPage = writeHeap(rel, blocks);
             rel.sync();
             sync = new Scan(this, s, new SyncIoMethod());
-            worker = new Scan(this, s, new WorkerIoMethod(WorkerSettings.of(Math.min(2, maxWorkers), maxWorkers,
-                    WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS, WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS)));
+            WorkerSettings ws = WorkerSettings.of(Math.min(2, maxWorkers), maxWorkers,
+                    WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS, WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS);
+            worker = new Scan(this, s, new WorkerIoMethod(ws));
+            if (compare.equals("postgres") || compare.equals("all")) {
+                workerPg = new Scan(this, s, new WorkerIoMethod(ws, true, 0));
+            }
+            if (compare.equals("spin") || compare.equals("all")) {
+                workerSpin = new Scan(this, s, new WorkerIoMethod(ws, false, spinMicros));
+            }
+            scanList = java.util.stream.Stream.of(sync, worker, workerPg, workerSpin).filter(java.util.Objects::nonNull)
+                    .toArray(Scan[]::new);
             // one scan each before anything is measured: JIT, and the file in the page cache
             sync.scan();
             worker.scan();
+            for (Scan x : new Scan[] {workerPg, workerSpin}) {
+                if (x != null) {
+                    x.scan();
+                }
+            }
         }
 
         @TearDown(Level.Trial)
@@ -146,13 +176,35 @@ public class WorkerScanBench {
             if (scans > 0) {
                 System.out.printf(Locale.ROOT, "%n[%s, io_max_workers %d] %d paired scans of %d MiB: sync %.1f ms, worker %.1f ms,"
                         + " worker speed %.2fx sync; CPU per scan: sync issuer %.1f ms; worker issuer %.1f ms + I/O workers %.1f ms%n",
-                        cache, maxWorkers, scans, fileMiB, syncMsSum / scans, workerMsSum / scans,
-                        syncMsSum / workerMsSum, syncCpuSum / scans, workerIssuerCpuSum / scans, workerPoolCpuSum / scans);
+                        cache, maxWorkers, scans, fileMiB, syncTally.ms / scans, workerTally.ms / scans,
+                        syncTally.ms / workerTally.ms, syncTally.issuerCpuMs / scans, workerTally.issuerCpuMs / scans,
+                        workerTally.poolCpuMs / scans);
+                for (Tally x : new Tally[] {workerPg == null ? null : pgTally, workerSpin == null ? null : spinTally}) {
+                    if (x != null) {
+                        System.out.printf(Locale.ROOT, "[%s, io_max_workers %d] %s: %.1f ms, speed %.2fx sync;"
+                                + " CPU per scan: issuer %.1f ms + I/O workers %.1f ms%n", cache, maxWorkers, x.name,
+                                x.ms / scans, syncTally.ms / x.ms, x.issuerCpuMs / scans, x.poolCpuMs / scans);
+                    }
+                }
+                System.out.println(syncTally.perIo());
+                System.out.println(workerTally.perIo());
+                if (workerPg != null) {
+                    System.out.println(pgTally.perIo());
+                }
+                if (workerSpin != null) {
+                    System.out.println(spinTally.perIo());
+                }
+                System.out.println("[load average] " + loadAverage());
             }
             System.out.println("[sync stat_io] " + sync.statLine());
             System.out.println("[worker stat_io] " + worker.statLine());
             sync.close();
             worker.close();
+            for (Scan x : new Scan[] {workerPg, workerSpin}) {
+                if (x != null) {
+                    x.close();
+                }
+            }
             rel.unlink();
             smgr.close();
             try (Stream<Path> files = Files.walk(dir)) {
@@ -177,6 +229,15 @@ public class WorkerScanBench {
                     }
                 }
             }
+        }
+
+        /** Reads (I/Os) the pool of {@code scan} counted in stat_io so far. */
+        static long reads(Scan scan) {
+            long reads = 0;
+            for (StatIo.Row r : scan.pool.stats().rows()) {
+                reads += r.value(StatIo.Column.READS);
+            }
+            return reads;
         }
 
         /** CPU time of the threads named "pageio io worker N", in ns. */
@@ -285,34 +346,115 @@ public class WorkerScanBench {
     /** A sync scan and a worker scan (order alternating), each from the cache state asked for. */
     @Benchmark
     public long paired(Data d, Times t) throws IOException {
-        d.workerFirst = !d.workerFirst;
+        Scan[] scans = d.scanList;
+        int n = scans.length;
+        int first = d.rotation++ % n;
         long rows = 0;
-        for (int k = 0; k < 2; k++) {
-            boolean w = d.workerFirst == (k == 0);
+        for (int k = 0; k < n; k++) {
+            int which = (first + k) % n;
+            Scan scan = scans[which];
+            Tally tally = scan == d.sync ? d.syncTally : scan == d.worker ? d.workerTally
+                    : scan == d.workerPg ? d.pgTally : d.spinTally;
             d.prepare();
-            long pool0 = w ? d.poolCpu() : 0;
+            tally.begin(d, scan);
             long cpu0 = d.mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
-            rows += (w ? d.worker : d.sync).scan();
+            rows += scan.scan();
             double ms = (System.nanoTime() - t0) / 1e6;
             double cpu = (d.mx.getCurrentThreadCpuTime() - cpu0) / 1e6;
-            if (w) {
-                double poolMs = (d.poolCpu() - pool0) / 1e6;
+            double poolMs = tally.end(d, scan, ms, cpu);
+            if (scan == d.sync) {
+                t.syncMs += ms;
+                t.syncCpuMs += cpu;
+            } else if (scan == d.worker) {
                 t.workerMs += ms;
                 t.workerIssuerCpuMs += cpu;
                 t.workerPoolCpuMs += poolMs;
-                d.workerMsSum += ms;
-                d.workerIssuerCpuSum += cpu;
-                d.workerPoolCpuSum += poolMs;
-            } else {
-                t.syncMs += ms;
-                t.syncCpuMs += cpu;
-                d.syncMsSum += ms;
-                d.syncCpuSum += cpu;
             }
         }
         d.scans++;
         return rows;
+    }
+
+    /**
+     * What one kind of scan cost over the trial: wall and CPU time, I/Os (stat_io reads), context
+     * switches {voluntary, involuntary} of the issuer and of the I/O worker threads (all pools'
+     * threads: only the scanning pool's are busy), and the pool's hand-off counters.
+     */
+    static final class Tally {
+        final String name;
+        double ms;
+        double issuerCpuMs;
+        double poolCpuMs;
+        long ios;
+        final long[] issuerSw = new long[2];
+        final long[] poolSw = new long[2];
+        org.pageio.method.worker.HandOffStats handOffs;
+        // at begin
+        private long reads0;
+        private long pool0;
+        private long[] sw0;
+        private long[] poolSw0;
+        private org.pageio.method.worker.HandOffStats ho0;
+
+        Tally(String name) {
+            this.name = name;
+        }
+
+        void begin(Data d, Scan scan) {
+            reads0 = Data.reads(scan);
+            poolSw0 = TaskStats.threads(POOL_COMM);
+            pool0 = d.poolCpu();
+            ho0 = scan.method instanceof WorkerIoMethod w ? w.handOffStats() : null;
+            sw0 = TaskStats.self();
+        }
+
+        /** Returns the I/O workers' CPU time of the scan, in ms. */
+        double end(Data d, Scan scan, double wallMs, double cpuMs) {
+            long[] sw1 = TaskStats.self();
+            double poolMs = (d.poolCpu() - pool0) / 1e6;
+            long[] poolSw1 = TaskStats.threads(POOL_COMM);
+            ios += Data.reads(scan) - reads0;
+            for (int i = 0; i < 2; i++) {
+                issuerSw[i] += sw1[i] - sw0[i];
+                poolSw[i] += poolSw1[i] - poolSw0[i];
+            }
+            if (ho0 != null) {
+                org.pageio.method.worker.HandOffStats ho = ((WorkerIoMethod) scan.method).handOffStats().minus(ho0);
+                handOffs = handOffs == null ? ho : add(handOffs, ho);
+            }
+            ms += wallMs;
+            issuerCpuMs += cpuMs;
+            poolCpuMs += poolMs;
+            return poolMs;
+        }
+
+        String perIo() {
+            double n = Math.max(1, ios);
+            String line = String.format(Locale.ROOT, "[per I/O, %s] %d I/Os: CPU issuer %.2f us + I/O workers %.2f us = %.2f us;"
+                    + " switches issuer %.3f vol + %.3f invol, I/O workers %.3f vol + %.3f invol", name, ios,
+                    issuerCpuMs * 1e3 / n, poolCpuMs * 1e3 / n, (issuerCpuMs + poolCpuMs) * 1e3 / n,
+                    issuerSw[0] / n, issuerSw[1] / n, poolSw[0] / n, poolSw[1] / n);
+            return handOffs == null ? line : line + "\n[hand-offs, " + name + "] " + handOffs.perIo();
+        }
+    }
+
+    /** Kernel name prefix of the I/O worker threads ("pageio io worker N" cut to 15 bytes). */
+    static final String POOL_COMM = "pageio io work";
+
+    static org.pageio.method.worker.HandOffStats add(org.pageio.method.worker.HandOffStats a,
+            org.pageio.method.worker.HandOffStats b) {
+        return b.minus(new org.pageio.method.worker.HandOffStats(a.counting(), -a.workerIos(), -a.takenBack(),
+                -a.inline(), -a.batches(), -a.submitWakes(), -a.chainWakes(), -a.workerParks(), -a.wakeupsForWork(),
+                -a.futileWakeups(), -a.waits(), -a.waiterSleeps(), -a.waiterUnparks(), -a.waiterKicks()));
+    }
+
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     /**
@@ -337,6 +479,10 @@ public class WorkerScanBench {
         long issuerCpu;
         long poolCpu;
         long wall;
+        long ios;
+        long[] issuerSwitches = new long[2];
+        long[] poolSwitches = new long[2];
+        org.pageio.method.worker.HandOffStats handOffs;
 
         @Setup(Level.Trial)
         public void open(Data d) throws IOException {
@@ -356,6 +502,14 @@ public class WorkerScanBench {
                 System.out.printf(Locale.ROOT, "%n[single %s %s, checksums %s, consume %s] %d scans of %d MiB: %.1f ms;"
                         + " CPU per scan: issuer %.1f ms, I/O workers %.1f ms%n", only, data.cache, checksums, consume,
                         scans, data.fileMiB, wall / 1e6 / scans, issuerCpu / 1e6 / scans, poolCpu / 1e6 / scans);
+                double n = Math.max(1, ios);
+                System.out.printf(Locale.ROOT, "[per I/O] %d I/Os: issuer CPU %.2f us, I/O workers CPU %.2f us;"
+                        + " switches issuer %.3f vol + %.3f invol, I/O workers %.3f vol + %.3f invol; load average %s%n",
+                        ios, issuerCpu / 1e3 / n, poolCpu / 1e3 / n, issuerSwitches[0] / n, issuerSwitches[1] / n,
+                        poolSwitches[0] / n, poolSwitches[1] / n, loadAverage());
+                if (handOffs != null) {
+                    System.out.println("[worker hand-offs] " + handOffs.perIo());
+                }
             }
             scan.close();
         }
@@ -365,13 +519,29 @@ public class WorkerScanBench {
     @Benchmark
     public long single(Data d, Single s) throws IOException {
         d.prepare();
+        WorkerIoMethod wm = s.scan.method instanceof WorkerIoMethod m ? m : null;
+        org.pageio.method.worker.HandOffStats ho0 = wm == null ? null : wm.handOffStats();
+        long reads0 = Data.reads(s.scan);
+        long[] poolSw0 = TaskStats.threads(POOL_COMM);
         long pool0 = d.poolCpu();
+        long[] sw0 = TaskStats.self();
         long cpu0 = d.mx.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         long rows = s.scan.scan();
         s.wall += System.nanoTime() - t0;
         s.issuerCpu += d.mx.getCurrentThreadCpuTime() - cpu0;
+        long[] sw1 = TaskStats.self();
         s.poolCpu += d.poolCpu() - pool0;
+        long[] poolSw1 = TaskStats.threads(POOL_COMM);
+        s.ios += Data.reads(s.scan) - reads0;
+        for (int i = 0; i < 2; i++) {
+            s.issuerSwitches[i] += sw1[i] - sw0[i];
+            s.poolSwitches[i] += poolSw1[i] - poolSw0[i];
+        }
+        if (wm != null) {
+            org.pageio.method.worker.HandOffStats ho = wm.handOffStats().minus(ho0);
+            s.handOffs = s.handOffs == null ? ho : add(s.handOffs, ho);
+        }
         s.scans++;
         return rows;
     }

@@ -42,6 +42,8 @@ final class IoWorker implements Runnable {
     private long deadline;
     private int timeoutUsed;
     private Exit exit = Exit.STOPPED;
+    /** Chosen by a waker at the last wake-up (hand-off counters only). */
+    private boolean wokenForWork;
 
     IoWorker(WorkerPool pool, int id) {
         this.pool = pool;
@@ -101,6 +103,7 @@ final class IoWorker implements Runnable {
             boolean maybeGrow = false;
             p.lockQueue();
             try {
+                p.arrivedLocked(bit);
                 h = p.dequeueLocked();
                 if (h == null) {
                     // Empty: before going idle, poll a little (one worker at a time), unlocked.
@@ -119,10 +122,11 @@ final class IoWorker implements Runnable {
                     // Wake a higher peer only if this worker is not itself woken for nothing.
                     if (histWakeups <= histIos) {
                         depth = p.depthLocked();
-                        if (depth > 0) {
+                        if (p.wakeNeededLocked(depth)) {
                             wake = p.chooseIdleLocked(id);
-                            maybeGrow = wake < 0;
                         }
+                        // PostgreSQL's grow condition: more queued and no idle worker above this one
+                        maybeGrow = depth > 0 && wake < 0 && !p.idleAboveLocked(id);
                     }
                 } else {
                     p.setIdleLocked(bit);
@@ -130,7 +134,14 @@ final class IoWorker implements Runnable {
             } finally {
                 p.unlockQueue();
             }
+            if (WorkerPool.COUNT_HANDOFFS) {
+                if (wokenForWork && h == null) {
+                    p.countHandOff(WorkerPool.HO_FUTILE_WAKEUPS);
+                }
+                wokenForWork = false;
+            }
             if (wake >= 0) {
+                p.countHandOff(WorkerPool.HO_CHAIN_WAKES);
                 p.wake(wake);
             } else if (maybeGrow && depth > p.nworkers()) {
                 p.requestGrow(); // a backlog deeper than the pool, and no idle peer above: grow
@@ -151,6 +162,7 @@ final class IoWorker implements Runnable {
             }
 
             p.cancelGrow();
+            p.countHandOff(WorkerPool.HO_WORKER_PARKS);
             boolean canTimeout = p.canTimeout(id, s);
             if (canTimeout) {
                 long now = System.nanoTime();
@@ -172,6 +184,10 @@ final class IoWorker implements Runnable {
 
             if (!p.isIdle(bit)) {
                 // Someone chose this worker (its idle bit was cleared): a wake-up for work.
+                if (WorkerPool.COUNT_HANDOFFS) {
+                    wokenForWork = true;
+                    p.countHandOff(WorkerPool.HO_WAKEUPS_FOR_WORK);
+                }
                 if (++histWakeups == WAKEUP_RATIO_SATURATE) {
                     histIos /= 2;
                     histWakeups /= 2;

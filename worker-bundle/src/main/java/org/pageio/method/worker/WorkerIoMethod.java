@@ -55,7 +55,25 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
      * with {@link #close()}.
      */
     public WorkerIoMethod(WorkerSettings settings) {
-        start(settings);
+        start(new WorkerPool(settings));
+    }
+
+    /**
+     * Outside a container, for benchmarks: as {@link #WorkerIoMethod(WorkerSettings)}, with
+     * PostgreSQL's wake-up rules exactly when {@code postgresWakeRule} (pageio's otherwise; README,
+     * "Where the hand-off cost goes"), so that both can be compared in one run.
+     */
+    public WorkerIoMethod(WorkerSettings settings, boolean postgresWakeRule) {
+        start(new WorkerPool(settings, postgresWakeRule));
+    }
+
+    /**
+     * Outside a container, for benchmarks: as {@link #WorkerIoMethod(WorkerSettings, boolean)}, and
+     * one worker at a time polls the empty queue for {@code workerSpinMicros} before it sleeps
+     * (0: never; the default comes from {@code -Dpageio.worker.spinMicros}, 0).
+     */
+    public WorkerIoMethod(WorkerSettings settings, boolean postgresWakeRule, long workerSpinMicros) {
+        start(new WorkerPool(settings, postgresWakeRule, TimeUnit.MICROSECONDS.toNanos(workerSpinMicros)));
     }
 
     @Activate
@@ -67,7 +85,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             reject(e.getMessage(), WorkerSettings.DEFAULTS, "using the defaults");
             s = WorkerSettings.DEFAULTS;
         }
-        start(s);
+        start(new WorkerPool(s));
     }
 
     /**
@@ -124,8 +142,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         }
     }
 
-    private void start(WorkerSettings s) {
-        WorkerPool p = new WorkerPool(s);
+    private void start(WorkerPool p) {
         pool = p;
         p.start();
     }
@@ -202,6 +219,13 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         WorkerPool p = pool;
         return p == null ? new WorkerPoolStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new long[WorkerSettings.MAX_WORKERS])
                 : p.stats();
+    }
+
+    /** The hand-off counters (see {@link HandOffStats}); all zero before activation. */
+    public HandOffStats handOffStats() {
+        WorkerPool p = pool;
+        return p == null ? new HandOffStats(WorkerPool.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                : p.handOffStats();
     }
 
     /** The settings in force; the defaults before activation. */

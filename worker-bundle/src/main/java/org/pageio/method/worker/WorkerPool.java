@@ -71,6 +71,26 @@ final class WorkerPool {
 
     private static final System.Logger LOG = System.getLogger(WorkerIoMethod.PID);
 
+    /**
+     * Whether the hand-off counters ({@link HandOffStats}) count: off unless the system property
+     * {@code pageio.worker.countHandOffs} is true (a static final, so the JIT drops the counting
+     * code when off). For measuring where the hand-off cost goes (README); atomic adds when on.
+     */
+    static final boolean COUNT_HANDOFFS = Boolean.getBoolean("pageio.worker.countHandOffs");
+    static final int HO_BATCHES = 0;
+    static final int HO_SUBMIT_WAKES = 1;
+    static final int HO_CHAIN_WAKES = 2;
+    static final int HO_WORKER_PARKS = 3;
+    static final int HO_WAKEUPS_FOR_WORK = 4;
+    static final int HO_FUTILE_WAKEUPS = 5;
+    static final int HO_WAITS = 6;
+    static final int HO_WAITER_SLEEPS = 7;
+    static final int HO_WAITER_UNPARKS = 8;
+    static final int HO_WAITER_KICKS = 9;
+    static final int HO_COUNTERS = 10;
+    /** One counter per 128 bytes (16 longs), so that counting does not add false sharing. */
+    private static final int HO_STRIDE = 16;
+
     private static final VarHandle QUEUE_LOCK;
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
@@ -92,6 +112,7 @@ final class WorkerPool {
     private static final VarHandle WAITERS = MethodHandles.arrayElementVarHandle(Thread[].class);
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(IoWorker[].class);
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
+    private final long[] handOff = new long[HO_COUNTERS * HO_STRIDE];
 
     static {
         try {
@@ -133,6 +154,11 @@ final class WorkerPool {
     /** Bit i: worker i sleeps with nothing to do. Same accesses as {@code head}. */
     @SuppressWarnings("unused")
     private long idle;
+    /**
+     * Bit i: worker i was chosen (woken for work) and has not yet taken the queue lock since.
+     * Plain, under the lock only.
+     */
+    private long woken;
     /** False once {@link #stop} began: submitters then execute inline. Plain, under the lock. */
     private boolean accepting = true;
 
@@ -196,8 +222,29 @@ final class WorkerPool {
     private final IoHandle[] waitingFor = new IoHandle[64];
 
     private final Thread supervisor;
+    /**
+     * PostgreSQL's wake-up rules exactly (a submitter wakes the lowest idle worker for every batch;
+     * a worker that dequeued wakes the lowest idle one above itself whenever more is queued; take
+     * back only with no worker idle) instead of pageio's (wake only when more is queued than the
+     * awake workers take next; README, "Where the hand-off cost goes"). For comparing the two in
+     * one run ({@code WorkerScanBench}), or with {@code -Dpageio.worker.wakeRule=postgres}.
+     */
+    final boolean pgWakeRule;
 
     WorkerPool(WorkerSettings settings) {
+        this(settings, "postgres".equals(System.getProperty("pageio.worker.wakeRule")));
+    }
+
+    /** How long a worker polls the queue before it sleeps (one at a time); 0: off. */
+    final long workerSpinNanos;
+
+    WorkerPool(WorkerSettings settings, boolean postgresWakeRule) {
+        this(settings, postgresWakeRule, WORKER_SPIN_NANOS);
+    }
+
+    WorkerPool(WorkerSettings settings, boolean postgresWakeRule, long workerSpinNanos) {
+        this.pgWakeRule = postgresWakeRule;
+        this.workerSpinNanos = workerSpinNanos;
         this.settings = settings;
         this.supervisor = new Thread(this::supervise, "pageio io worker supervisor");
         this.supervisor.setDaemon(true);
@@ -234,12 +281,15 @@ final class WorkerPool {
                     }
                     // A worker polling the queue will see this batch: wake nobody. It gives up
                     // polling before it re-checks the queue under this lock, so nothing is lost.
-                    worker = (int) SPINNER.getVolatile(this) >= 0 ? -1 : chooseIdleLocked(-1);
+                    worker = (int) SPINNER.getVolatile(this) >= 0 || !wakeNeededLocked(depthLocked()) ? -1
+                            : chooseIdleLocked(-1);
                 }
             } finally {
                 unlockQueue();
             }
+            countHandOff(HO_BATCHES);
             if (worker >= 0) {
+                countHandOff(HO_SUBMIT_WAKES);
                 wake(worker);
             }
             if (queued < count && accepting()) {
@@ -272,22 +322,26 @@ final class WorkerPool {
     }
 
     /**
-     * The issuer is about to sleep on its own handle {@code h} of {@code generation}: if the pool is
-     * behind — at least two handles queued, no worker idle (each is busy or already woken) and none
-     * polling the queue — and {@code h} is one of the queued, it is taken out of the queue and the
-     * caller executes it itself, instead of sleeping while a core may be free (see the README,
-     * "Waiting and polling"). A lone queued handle is never taken back: a worker is about to take
-     * it. Order of the rest of the queue is kept. Returns whether the caller now owns the handle's
-     * execution. Issuer thread.
+     * The issuer is about to sleep on its own handle {@code h} of {@code generation}, which may
+     * still be queued. If the pool is behind — at least two handles queued and no worker polling
+     * the queue (with {@link #pgWakeRule}: also no worker idle) — and {@code h} is one of the
+     * queued, it is taken out of the queue and the caller executes it itself: it would otherwise
+     * sleep for at least the I/O's time plus two wake-ups (README, "Waiting and polling").
+     * A lone queued handle is never taken back: if no worker is idle an awake one takes it next;
+     * with pageio's wake-up rule, which leaves a lone handle to a worker that is still busy, the
+     * lowest idle worker is woken for it now (the issuer needs it: the busy worker may be in a long
+     * system call). Order of the rest of the queue is kept. Returns whether the caller now owns the
+     * handle's execution. Issuer thread.
      */
     boolean takeBack(IoHandle h, long generation) {
-        if (!takeBackEnabled || (long) IDLE.getAcquire(this) != 0 || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
+        if ((int) SPINNER.getVolatile(this) >= 0 || !accepting()
+                || (pgWakeRule && (!takeBackEnabled || (long) IDLE.getAcquire(this) != 0))) {
             return false; // a worker will be there soon (or stop drains the queue)
         }
+        int kick = -1;
         lockQueue();
         try {
-            if (!accepting || (long) IDLE.get(this) != 0 || (int) SPINNER.getVolatile(this) >= 0
-                    || depthLocked() < 2) {
+            if (!accepting || (int) SPINNER.getVolatile(this) >= 0 || (pgWakeRule && (long) IDLE.get(this) != 0)) {
                 return false;
             }
             int tl = (int) TAIL.get(this);
@@ -298,6 +352,13 @@ final class WorkerPool {
                 }
                 if (h.generation() != generation) {
                     return false; // cannot happen: a queued handle is SUBMITTED with its generation
+                }
+                if (depthLocked() < 2 || !takeBackEnabled) {
+                    if (!pgWakeRule && woken == 0) {
+                        // nobody is on the way: wake one (-1 if none is idle: an awake one takes it next)
+                        kick = chooseIdleLocked(-1);
+                    }
+                    return false;
                 }
                 for (int j = i; j != tl; j = (j - 1) & QUEUE_MASK) {
                     ring[j] = ring[(j - 1) & QUEUE_MASK]; // the older ones move up one place
@@ -310,20 +371,24 @@ final class WorkerPool {
             return false;
         } finally {
             unlockQueue();
+            if (kick >= 0) {
+                countHandOff(HO_WAITER_KICKS);
+                wake(kick);
+            }
         }
     }
 
     /**
      * Worker {@code id} found the queue empty: if no other worker is polling, polls it for
-     * {@link #WORKER_SPIN_NANOS} without the lock. Returns whether something arrived (the caller
+     * {@link #workerSpinNanos} without the lock. Returns whether something arrived (the caller
      * then dequeues under the lock as usual). Gives the poller role up before returning.
      */
     boolean pollQueue(int id) {
-        if (WORKER_SPIN_NANOS <= 0 || !SPINNER.compareAndSet(this, -1, id)) {
+        if (workerSpinNanos <= 0 || !SPINNER.compareAndSet(this, -1, id)) {
             return false;
         }
         try {
-            long deadline = System.nanoTime() + WORKER_SPIN_NANOS;
+            long deadline = System.nanoTime() + workerSpinNanos;
             do {
                 if ((int) HEAD.getAcquire(this) != (int) TAIL.getAcquire(this) || stopping) {
                     return true;
@@ -350,6 +415,7 @@ final class WorkerPool {
      * interrupt status is kept), like the core's own sleep. Any thread.
      */
     void awaitDone(IoHandle h, long generation) {
+        countHandOff(HO_WAITS);
         if (done(h, generation)) {
             return;
         }
@@ -372,6 +438,7 @@ final class WorkerPool {
         boolean interrupted = false;
         try {
             while (!done(h, generation)) {
+                countHandOff(HO_WAITER_SLEEPS);
                 LockSupport.parkNanos(this, slot >= 0 ? WAIT_RECHECK_NANOS : WAIT_POLL_NANOS);
                 if (Thread.interrupted()) {
                     interrupted = true;
@@ -418,6 +485,7 @@ final class WorkerPool {
             set &= set - 1;
             Thread t = (Thread) WAITERS.getVolatile(waiters, i);
             if (t != null && waitingFor[i] == h) {
+                countHandOff(HO_WAITER_UNPARKS);
                 LockSupport.unpark(t);
             }
         }
@@ -452,6 +520,28 @@ final class WorkerPool {
         return h;
     }
 
+    /**
+     * Whether {@code depth} queued handles need another worker woken: with PostgreSQL's rule
+     * ({@link #pgWakeRule}) whenever anything is queued; with pageio's, only when more is queued
+     * than the awake workers (registered and not idle: running an I/O, or chosen and about to run)
+     * will take next. An awake worker always looks at the queue under the lock before it sleeps, so
+     * a handle left to it is never stranded; it only waits until that worker's current I/O is done.
+     * Queue lock held.
+     */
+    boolean wakeNeededLocked(int depth) {
+        return depth > 0 && (pgWakeRule || depth > awakeLocked());
+    }
+
+    /** Workers registered and not idle. Queue lock held (idle is stable then). */
+    int awakeLocked() {
+        return Long.bitCount((long) REGISTERED.getVolatile(this) & ~(long) IDLE.get(this));
+    }
+
+    /** Whether a worker with an id above {@code id} is idle. Queue lock held. */
+    boolean idleAboveLocked(int id) {
+        return ((long) IDLE.get(this) & (-1L << (id + 1))) != 0;
+    }
+
     /** Queued handles. Queue lock held. */
     int depthLocked() {
         return ((int) HEAD.get(this) - (int) TAIL.get(this)) & QUEUE_MASK;
@@ -459,6 +549,11 @@ final class WorkerPool {
 
     void setIdleLocked(long bit) {
         IDLE.setRelease(this, (long) IDLE.get(this) | bit);
+    }
+
+    /** Worker {@code bit} has the queue lock after a wake-up: it is no longer on the way. Lock held. */
+    void arrivedLocked(long bit) {
+        woken &= ~bit;
     }
 
     void clearIdleLocked(long bit) {
@@ -484,6 +579,7 @@ final class WorkerPool {
         }
         int id = Long.numberOfTrailingZeros(set);
         IDLE.setRelease(this, (long) IDLE.get(this) & ~(1L << id));
+        woken |= 1L << id;
         return id;
     }
 
@@ -563,6 +659,28 @@ final class WorkerPool {
         }
     }
 
+    /** Counts hand-off event {@code c} (an {@code HO_*} constant) when counting is on. Atomic add. */
+    void countHandOff(int c) {
+        if (COUNT_HANDOFFS) {
+            COUNTS.getAndAdd(handOff, c * HO_STRIDE, 1L);
+        }
+    }
+
+    HandOffStats handOffStats() {
+        long[] v = new long[HO_COUNTERS];
+        for (int i = 0; i < HO_COUNTERS; i++) {
+            v[i] = (long) COUNTS.getVolatile(handOff, i * HO_STRIDE);
+        }
+        long ios = 0;
+        for (int i = 0; i < MAX_WORKERS; i++) {
+            ios += (long) COUNTS.getOpaque(slotIos, i);
+        }
+        return new HandOffStats(COUNT_HANDOFFS, ios, (long) TAKEN_BACK.getVolatile(this),
+                (long) INLINE_FULL.getVolatile(this) + (long) INLINE_CONTENDED.getVolatile(this),
+                v[HO_BATCHES], v[HO_SUBMIT_WAKES], v[HO_CHAIN_WAKES], v[HO_WORKER_PARKS], v[HO_WAKEUPS_FOR_WORK],
+                v[HO_FUTILE_WAKEUPS], v[HO_WAITS], v[HO_WAITER_SLEEPS], v[HO_WAITER_UNPARKS], v[HO_WAITER_KICKS]);
+    }
+
     /** One more I/O executed by worker {@code id}. Single writer per id: opaque store. */
     void countIo(int id) {
         COUNTS.setOpaque(slotIos, id, (long) COUNTS.getOpaque(slotIos, id) + 1);
@@ -601,6 +719,7 @@ final class WorkerPool {
         lockQueue();
         try {
             clearIdleLocked(w.bit);
+            arrivedLocked(w.bit);
         } finally {
             unlockQueue();
         }

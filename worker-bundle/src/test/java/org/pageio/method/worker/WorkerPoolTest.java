@@ -479,7 +479,61 @@ class WorkerPoolTest {
     }
 
     @Test
-    void anIssuerDoesNotTakeBackWhileAWorkerIsIdleAndAWaiterIsWokenByTheWorker() throws Exception {
+    void aHandleQueuedWhileAWorkerIsAwakeWakesNobodyUntilItsIssuerWaitsForIt() throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        await("2 idle workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        IoSession s = ctx.openSession("lone");
+        Thread opener = null;
+        try {
+            MemorySegment bufA = arena.allocate(BLOCK, 4096);
+            IoReturn retA = new IoReturn();
+            IoHandle a = s.acquire();
+            long genA = a.generation();
+            a.setIovec(0, bufA).setReturn(retA).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
+
+            MemorySegment bufB = arena.allocate(BLOCK, 4096);
+            IoReturn retB = new IoReturn();
+            IoHandle b = s.acquire();
+            long genB = b.generation();
+            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            Thread.sleep(50);
+            // pageio's wake-up rule: one handle queued, one worker awake (busy with A): nobody is woken.
+            WorkerPoolStats st = method.stats();
+            assertEquals(1, st.queueDepth(), "B waits in the queue: " + st);
+            assertEquals(1, st.workersIdle(), "worker 1 was woken for B although worker 0 is awake: " + st);
+
+            // The issuer needs B now: a lone handle is not taken back, the idle worker is woken for it.
+            opener = new Thread(() -> {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+                while (!gate.threads.contains("pageio io worker 1") && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+                gate.gate.countDown(); // in any case: the test must fail, not hang
+            }, "gate opener");
+            opener.setDaemon(true);
+            opener.start();
+            s.await(b, genB);
+            assertEquals(IoResult.OK, retB.status(), retB.message());
+            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads),
+                    "A in worker 0, B in worker 1 woken by the waiting issuer");
+            s.await(a, genA);
+            assertEquals(IoResult.OK, retA.status(), retA.message());
+            assertTrue(holdsBlock(bufA, 3), "A read block 3");
+            assertEquals(0, method.stats().takenBack(), method.stats().toString());
+        } finally {
+            gate.gate.countDown();
+            if (opener != null) {
+                opener.join(DEADLINE_MS);
+            }
+            s.close();
+        }
+    }
+
+    @Test
+    void aLoneQueuedHandleIsNotTakenBackAndAWaiterIsWokenByTheWorker() throws Exception {
         String me = Thread.currentThread().getName();
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
