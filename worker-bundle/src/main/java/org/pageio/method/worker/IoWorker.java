@@ -42,6 +42,20 @@ final class IoWorker implements Runnable {
     private long deadline;
     private int timeoutUsed;
     private Exit exit = Exit.STOPPED;
+    /**
+     * {@link System#nanoTime} when this worker dequeued its current (or last) handle, or was created.
+     * Plain: written by the worker only under the queue lock, read by others under it
+     * ({@link WorkerPool#awakeSoonLocked}); the constructor's value is published with the slot.
+     */
+    long busySince;
+    /**
+     * A decaying average of this worker's I/O times (each I/O weighs 1/8), in ns: whether its I/Os
+     * are short (copies from the page cache) or long (reads from a device). Plain: written by the
+     * worker under the queue lock, at the dequeue after the I/O, and read by others under it.
+     */
+    long ioNanosAvg;
+    /** Whether the previous turn of the loop executed an I/O (its time ends at the next dequeue). */
+    private boolean executed;
     /** Chosen by a waker at the last wake-up (hand-off counters only). */
     private boolean wokenForWork;
 
@@ -49,6 +63,7 @@ final class IoWorker implements Runnable {
         this.pool = pool;
         this.id = id;
         this.bit = 1L << id;
+        this.busySince = System.nanoTime(); // just launched: it looks at the queue first
         this.thread = new Thread(this, "pageio io worker " + id);
         this.thread.setDaemon(true);
     }
@@ -101,9 +116,16 @@ final class IoWorker implements Runnable {
             int wake = -1;
             int depth = 0;
             boolean maybeGrow = false;
+            long dequeueTime = p.pgWakeRule ? 0 : System.nanoTime();
             p.lockQueue();
             try {
                 p.arrivedLocked(bit);
+                if (executed) { // the previous I/O ended just before this turn began
+                    executed = false;
+                    if (dequeueTime != 0) {
+                        ioNanosAvg += (dequeueTime - busySince - ioNanosAvg) / 8;
+                    }
+                }
                 h = p.dequeueLocked();
                 if (h == null) {
                     // Empty: before going idle, poll a little (one worker at a time), unlocked.
@@ -116,13 +138,14 @@ final class IoWorker implements Runnable {
                     h = p.dequeueLocked();
                 }
                 if (h != null) {
+                    busySince = dequeueTime;
                     current = h; // from here on, dying completes it
                     currentGeneration = h.generation();
                     p.clearIdleLocked(bit);
                     // Wake a higher peer only if this worker is not itself woken for nothing.
                     if (histWakeups <= histIos) {
                         depth = p.depthLocked();
-                        if (p.wakeNeededLocked(depth)) {
+                        if (p.wakeNeededLocked(depth, dequeueTime)) {
                             wake = p.chooseIdleLocked(id);
                         }
                         // PostgreSQL's grow condition: more queued and no idle worker above this one
@@ -158,6 +181,7 @@ final class IoWorker implements Runnable {
                 current = null;
                 p.wakeWaiters(h);
                 p.countIo(id);
+                executed = true;
                 continue;
             }
 

@@ -237,6 +237,13 @@ final class WorkerPool {
 
     /** How long a worker polls the queue before it sleeps (one at a time); 0: off. */
     final long workerSpinNanos;
+    /**
+     * How long a worker may be inside one I/O and still count as taking the next queued handle
+     * soon ({@link #awakeSoonLocked}): 50 µs, about twice a 128 KiB read from the page cache with
+     * its checksums on this machine, a fraction of a read from a device. Tests change it.
+     */
+    volatile long busyNanos = BUSY_NANOS;
+    static final long BUSY_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.busyMicros", 50));
 
     WorkerPool(WorkerSettings settings, boolean postgresWakeRule) {
         this(settings, postgresWakeRule, WORKER_SPIN_NANOS);
@@ -271,6 +278,7 @@ final class WorkerPool {
      * executes itself with its session's errno area. Never throws for an I/O error. Allocates nothing.
      */
     void submit(IoHandle[] handles, int count) {
+        long now = pgWakeRule ? 0 : System.nanoTime();
         int queued = 0;
         int worker = -1;
         if ((boolean) QUEUE_LOCK.compareAndSet(this, 0, 1)) {
@@ -281,7 +289,7 @@ final class WorkerPool {
                     }
                     // A worker polling the queue will see this batch: wake nobody. It gives up
                     // polling before it re-checks the queue under this lock, so nothing is lost.
-                    worker = (int) SPINNER.getVolatile(this) >= 0 || !wakeNeededLocked(depthLocked()) ? -1
+                    worker = (int) SPINNER.getVolatile(this) >= 0 || !wakeNeededLocked(depthLocked(), now) ? -1
                             : chooseIdleLocked(-1);
                 }
             } finally {
@@ -323,10 +331,11 @@ final class WorkerPool {
 
     /**
      * The issuer is about to sleep on its own handle {@code h} of {@code generation}, which may
-     * still be queued. If the pool is behind — at least two handles queued and no worker polling
-     * the queue (with {@link #pgWakeRule}: also no worker idle) — and {@code h} is one of the
-     * queued, it is taken out of the queue and the caller executes it itself: it would otherwise
-     * sleep for at least the I/O's time plus two wake-ups (README, "Waiting and polling").
+     * still be queued. If the pool is behind — at least two handles queued, no worker polling the
+     * queue, and no worker idle unless the pool's I/Os are short ({@link #shortIosLocked}; with
+     * {@link #pgWakeRule}: no worker idle) — and {@code h} is one of the queued, it is taken out of
+     * the queue and the caller executes it itself: it would otherwise sleep for at least the I/O's
+     * time plus two wake-ups (README, "Waiting and polling").
      * A lone queued handle is never taken back: if no worker is idle an awake one takes it next;
      * with pageio's wake-up rule, which leaves a lone handle to a worker that is still busy, the
      * lowest idle worker is woken for it now (the issuer needs it: the busy worker may be in a long
@@ -353,7 +362,7 @@ final class WorkerPool {
                 if (h.generation() != generation) {
                     return false; // cannot happen: a queued handle is SUBMITTED with its generation
                 }
-                if (depthLocked() < 2 || !takeBackEnabled) {
+                if (depthLocked() < 2 || !takeBackEnabled || ((long) IDLE.get(this) != 0 && !shortIosLocked())) {
                     if (!pgWakeRule && woken == 0) {
                         // nobody is on the way: wake one (-1 if none is idle: an awake one takes it next)
                         kick = chooseIdleLocked(-1);
@@ -521,20 +530,47 @@ final class WorkerPool {
     }
 
     /**
-     * Whether {@code depth} queued handles need another worker woken: with PostgreSQL's rule
-     * ({@link #pgWakeRule}) whenever anything is queued; with pageio's, only when more is queued
-     * than the awake workers (registered and not idle: running an I/O, or chosen and about to run)
-     * will take next. An awake worker always looks at the queue under the lock before it sleeps, so
-     * a handle left to it is never stranded; it only waits until that worker's current I/O is done.
-     * Queue lock held.
+     * Whether {@code depth} queued handles need another worker woken, {@code now} being
+     * {@link System#nanoTime}: with PostgreSQL's rule ({@link #pgWakeRule}) whenever anything is
+     * queued; with pageio's, only when more is queued than the awake workers will take soon (see
+     * {@link #awakeSoonLocked}). An awake worker always looks at the queue under the lock before it
+     * sleeps, so a handle left to it is never stranded; it only waits until that worker's current
+     * I/O is done. Queue lock held.
      */
-    boolean wakeNeededLocked(int depth) {
-        return depth > 0 && (pgWakeRule || depth > awakeLocked());
+    boolean wakeNeededLocked(int depth, long now) {
+        return depth > 0 && (pgWakeRule || depth > awakeSoonLocked(now));
     }
 
-    /** Workers registered and not idle. Queue lock held (idle is stable then). */
-    int awakeLocked() {
-        return Long.bitCount((long) REGISTERED.getVolatile(this) & ~(long) IDLE.get(this));
+    /**
+     * Workers that will look at the queue soon: registered, not idle, and either chosen by a waker
+     * and on their way ({@code woken}), or running short I/Os (their decaying average I/O time is
+     * under {@link #busyNanos}: copies from the page cache) and inside the current one for less
+     * than {@link #busyNanos}. A worker whose I/Os are long (reads from a device) or that has been
+     * inside one system call longer (a stalled disk) is not counted: for it PostgreSQL's rule, wake
+     * another, holds. Queue lock held (idle, woken and the workers' {@code busySince} and
+     * {@code ioNanosAvg} are stable then).
+     */
+    int awakeSoonLocked(long now) {
+        long awake = (long) REGISTERED.getVolatile(this) & ~(long) IDLE.get(this);
+        int n = 0;
+        for (long set = awake; set != 0; set &= set - 1) {
+            int id = Long.numberOfTrailingZeros(set);
+            IoWorker w = (IoWorker) SLOTS.getAcquire(slots, id);
+            if ((woken & (1L << id)) != 0 || w == null
+                    || (w.ioNanosAvg < busyNanos && now - w.busySince < busyNanos)) {
+                n++; // on its way, just launched (it looks at the queue first), or busy only briefly
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Whether the pool's I/Os are short: the decaying average I/O time of worker 0 (which takes the
+     * most, being woken first) is under {@link #busyNanos}. Queue lock held.
+     */
+    boolean shortIosLocked() {
+        IoWorker w = (IoWorker) SLOTS.getAcquire(slots, 0);
+        return w != null && w.ioNanosAvg < busyNanos;
     }
 
     /** Whether a worker with an id above {@code id} is idle. Queue lock held. */

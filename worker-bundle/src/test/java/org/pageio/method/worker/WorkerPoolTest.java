@@ -481,6 +481,9 @@ class WorkerPoolTest {
     @Test
     void aHandleQueuedWhileAWorkerIsAwakeWakesNobodyUntilItsIssuerWaitsForIt() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        // Worker 0 will be held by the gate for long: count it as busy only briefly, as a worker in
+        // a 128 KiB read from the page cache is (the default counts it for 50 µs only).
+        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1);
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("lone");
@@ -528,6 +531,38 @@ class WorkerPoolTest {
             if (opener != null) {
                 opener.join(DEADLINE_MS);
             }
+            s.close();
+        }
+    }
+
+    @Test
+    void aWorkerInsideOneIoForLongDoesNotCountAsAwakeAndTheNextHandleWakesAnother() throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        await("2 idle workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        IoSession s = ctx.openSession("long");
+        try {
+            IoHandle a = s.acquire();
+            long genA = a.generation();
+            a.setIovec(0, arena.allocate(BLOCK, 4096)).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
+            Thread.sleep(20); // A has been running for far longer than busyNanos (50 µs)
+
+            MemorySegment bufB = arena.allocate(BLOCK, 4096);
+            IoReturn retB = new IoReturn();
+            IoHandle b = s.acquire();
+            long genB = b.generation();
+            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            // Nobody waits for B: only its submission can have woken worker 1.
+            await("worker 1 runs B", () -> gate.threads.contains("pageio io worker 1"));
+            gate.gate.countDown();
+            s.await(b, genB);
+            s.await(a, genA);
+            assertEquals(IoResult.OK, retB.status(), retB.message());
+            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            assertEquals(0, method.stats().takenBack(), method.stats().toString());
+        } finally {
+            gate.gate.countDown();
             s.close();
         }
     }
