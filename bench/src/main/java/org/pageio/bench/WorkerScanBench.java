@@ -135,8 +135,14 @@ public class WorkerScanBench {
         final Tally spinTally = new Tally("worker, polling");
         Scan workerPg;
         Scan workerSpin;
-        /** The scans of one paired operation, in rotating order: sync, worker, then the variants. */
+        /** The scans of one paired operation: sync, worker, then the variants. */
         Scan[] scanList;
+        /**
+         * The orders of the scans, one per operation in turn: every permutation, so that each scan
+         * follows each other one equally often (a cold scan depends on what ran before it: a
+         * rotation let {@code worker} always follow {@code sync}).
+         */
+        int[][] orders;
         int rotation;
 
         @Setup(Level.Trial)
@@ -161,6 +167,9 @@ public class WorkerScanBench {
             }
             scanList = java.util.stream.Stream.of(sync, worker, workerPg, workerSpin).filter(java.util.Objects::nonNull)
                     .toArray(Scan[]::new);
+            java.util.List<int[]> perms = new java.util.ArrayList<>();
+            permute(new int[scanList.length], 0, new boolean[scanList.length], perms);
+            orders = perms.toArray(int[][]::new);
             // one scan each before anything is measured: JIT, and the file in the page cache
             sync.scan();
             worker.scan();
@@ -361,11 +370,10 @@ public class WorkerScanBench {
     public long paired(Data d, Times t) throws IOException {
         Scan[] scans = d.scanList;
         int n = scans.length;
-        int first = d.rotation++ % n;
+        int[] order = d.orders[d.rotation++ % d.orders.length];
         long rows = 0;
         for (int k = 0; k < n; k++) {
-            int which = (first + k) % n;
-            Scan scan = scans[which];
+            Scan scan = scans[order[k]];
             Tally tally = scan == d.sync ? d.syncTally : scan == d.worker ? d.workerTally
                     : scan == d.workerPg ? d.pgTally : d.spinTally;
             d.prepare();
@@ -449,6 +457,22 @@ public class WorkerScanBench {
                     issuerCpuMs * 1e3 / n, poolCpuMs * 1e3 / n, (issuerCpuMs + poolCpuMs) * 1e3 / n,
                     issuerSw[0] / n, issuerSw[1] / n, poolSw[0] / n, poolSw[1] / n);
             return handOffs == null ? line : line + "\n[hand-offs, " + name + "] " + handOffs.perIo();
+        }
+    }
+
+    /** Adds every permutation of {@code 0..a.length-1} to {@code out} (lexicographic order). */
+    static void permute(int[] a, int k, boolean[] used, java.util.List<int[]> out) {
+        if (k == a.length) {
+            out.add(a.clone());
+            return;
+        }
+        for (int i = 0; i < a.length; i++) {
+            if (!used[i]) {
+                used[i] = true;
+                a[k] = i;
+                permute(a, k + 1, used, out);
+                used[i] = false;
+            }
         }
     }
 
