@@ -168,11 +168,14 @@ class LoaderTest {
                 public void close() {
                 }
             };
-            int before = Thread.activeCount();
-            PosixException e = assertThrows(PosixException.class,
-                    () -> new Loader(failing, 2).load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
-            assertTrue(e.getMessage().contains("ENOSPC") && e.getMessage().contains("blocks 1024.."), e.getMessage());
-            assertTrue(Thread.activeCount() <= before, "builders joined");
+            for (int builders : new int[] {2, 0}) { // builder threads, and the issuing thread building
+                int before = Thread.activeCount();
+                PosixException e = assertThrows(PosixException.class, () -> new Loader(failing, builders)
+                        .load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
+                assertTrue(e.getMessage().contains("ENOSPC") && e.getMessage().contains("blocks 1024.."),
+                        builders + " builders: " + e.getMessage());
+                assertTrue(Thread.activeCount() <= before, "builders joined");
+            }
         }
     }
 
