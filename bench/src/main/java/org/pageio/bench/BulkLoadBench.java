@@ -58,9 +58,14 @@ import org.pageio.table.load.PageSink;
  */
 public final class BulkLoadBench {
 
-    record Run(String who, long bytes, long nanos, String detail) {
+    /**
+     * One run; {@code split} (with {@code --profile}, else null), seconds: the issuer's build,
+     * sink.write and final fsync wall time, the issuer's system CPU, and the system CPU of the
+     * threads that copy for an asynchronous method (I/O workers, io_uring's io-wq threads).
+     */
+    record Run(String who, long bytes, long nanos, String detail, double[] split) {
         Run(String who, long bytes, long nanos) {
-            this(who, bytes, nanos, null);
+            this(who, bytes, nanos, null, null);
         }
 
         double mibs() {
@@ -169,6 +174,24 @@ public final class BulkLoadBench {
         System.out.println("--- medians");
         for (String l : labels) {
             System.out.printf(Locale.ROOT, "%-12s %8.1f MiB/s%n", l, median(runs, l));
+        }
+        if (profile) {
+            System.out.println("--- profile medians, s (issuer: build, in sink.write, final fsync wall; system CPU of the issuer"
+                    + " and of the I/O workers / io-wq threads that copy for it)");
+            System.out.printf(Locale.ROOT, "%-16s %6s %6s %6s %8s %8s%n", "", "build", "write", "fsync", "iss.sys", "copy.sys");
+            for (String l : labels) {
+                if (l.startsWith("fio")) {
+                    continue;
+                }
+                double[] m = new double[5];
+                for (int k = 0; k < 5; k++) {
+                    int kk = k;
+                    List<Double> v = runs.stream().filter(r -> r.who().equals(l) && r.split() != null).map(r -> r.split()[kk])
+                            .sorted().toList();
+                    m[k] = v.isEmpty() ? Double.NaN : v.get(v.size() / 2);
+                }
+                System.out.printf(Locale.ROOT, "%-16s %6.2f %6.2f %6.2f %8.2f %8.2f%n", l, m[0], m[1], m[2], m[3], m[4]);
+            }
         }
         for (String l : labels) {
             String c = caseOf(l);
@@ -312,7 +335,13 @@ public final class BulkLoadBench {
                         loader.builtWaitNanos() / 1e9, loader.sinkWriteNanos() / 1e9, loader.slotWaitNanos() / 1e9,
                         loader.syncNanos() / 1e9, nanos / 1e9, cpu.line());
             }
-            return new Run(label, blocks * 8192L, nanos, detail);
+            double[] split = null;
+            if (profile) {
+                java.util.Map<String, ThreadCpu.Sum> g = cpu.groups();
+                split = new double[] {loader.buildNanos() / 1e9, loader.sinkWriteNanos() / 1e9, loader.syncNanos() / 1e9,
+                        g.get("issuer").sys / 1e9, (g.get("io-workers").sys + g.get("io_uring-wq").sys) / 1e9};
+            }
+            return new Run(label, blocks * 8192L, nanos, detail, split);
         } finally {
             if (c.equals("direct")) {
                 DirectBenchAccess.stop(m);
