@@ -41,19 +41,34 @@ import org.pageio.table.load.PageSink;
  *   <li>{@code fio}: {@code --rw=write --bs=128k --iodepth=16 --ioengine=io_uring --end_fsync=1},
  *       buffered; {@code fio-direct}: the same with {@code --direct=1}.</li>
  * </ul>
- * Every case writes the same bytes into an empty file. Rounds interleave the cases, rotating the
- * order, after an uncounted small load per case (JIT). Prints each run, the medians, and the
+ * Every case writes the same bytes into an empty file. Rounds interleave the cases, in a new
+ * (seeded) order each round, after an uncounted small load per case (JIT) and one uncounted
+ * full-size load. Prints each run, the medians, and the
  * ratios issue 11 asks for: each asynchronous method / sync (target ≥ 1.5) and each case / fio of
  * its kind (buffered cases / {@code fio}, O_DIRECT cases / {@code fio-direct}; target ≥ 0.8).
  *
  * <pre>
  * bench/bulk-load.sh [--rows 8000000] [--rounds 3] [--cases sync,worker,io_uring,direct,odirect,buffered,fio,fio-direct]
- *                    [--write-blocks 128] [--in-flight 8] [--dir DIR]
+ *                    [--write-blocks 128] [--in-flight 8] [--builders 2[,0]] [--profile] [--dir DIR]
  * </pre>
+ * {@code --builders 0}: the issuing thread builds the pages itself (PostgreSQL's shape, the honest
+ * sync-vs-async comparison: with {@code sync} building and writing take turns in one thread);
+ * {@code N > 0}: N builder threads and the issuing thread only writes (the loader's default).
+ * {@code --profile}: per run, the CPU time of each thread group ({@link ThreadCpu}) and where the
+ * issuing thread's wall time went.
  */
 public final class BulkLoadBench {
 
-    record Run(String who, long bytes, long nanos) {
+    /**
+     * One run; {@code split} (with {@code --profile}, else null), seconds: the issuer's build,
+     * sink.write and final fsync wall time, the issuer's system CPU, and the system CPU of the
+     * threads that copy for an asynchronous method (I/O workers, io_uring's io-wq threads).
+     */
+    record Run(String who, long bytes, long nanos, String detail, double[] split) {
+        Run(String who, long bytes, long nanos) {
+            this(who, bytes, nanos, null, null);
+        }
+
         double mibs() {
             return bytes / (double) (1 << 20) / (nanos / 1e9);
         }
@@ -68,7 +83,10 @@ public final class BulkLoadBench {
         List<String> cases = ALL;
         Path dir = Path.of("bench/target/bulk-load");
         int writeBlocks = 128;
-        int inFlight = 8;
+        List<Integer> inFlights = List.of(-1);
+        List<Integer> builderCounts = List.of(0, Loader.defaultBuilders());
+        boolean profile = false;
+        List<Long> syncEverys = List.of(-1L);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows" -> rows = Long.parseLong(args[++i]);
@@ -76,10 +94,13 @@ public final class BulkLoadBench {
                 case "--cases" -> cases = List.of(args[++i].split(","));
                 case "--dir" -> dir = Path.of(args[++i]);
                 case "--write-blocks" -> writeBlocks = Integer.parseInt(args[++i]);
-                case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
+                case "--in-flight" -> inFlights = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                case "--builders" -> builderCounts = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                case "--profile" -> profile = true;
+                case "--sync-every" -> syncEverys = java.util.Arrays.stream(args[++i].split(",")).map(Long::valueOf).toList();
                 case "--no-fio" -> cases = cases.stream().filter(c -> !c.startsWith("fio")).toList();
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; use --rows N --rounds N --cases "
-                        + String.join(",", ALL) + " --write-blocks N --in-flight N --dir DIR --no-fio");
+                        + String.join(",", ALL) + " --write-blocks N --in-flight N[,N] --builders N[,N] --sync-every N[,N] --profile --dir DIR --no-fio");
             }
         }
         for (String c : cases) {
@@ -98,48 +119,107 @@ public final class BulkLoadBench {
         TableShape shape = TableShape.T;
         long bytes = shape.blocksFor(rows) * 8192L;
         System.out.printf(Locale.ROOT,
-                "load of t: %,d rows, %,d blocks (%.2f GB) in %s; %d rounds; cases %s; bulk sink: %d-block writes (%d kB), %d in flight;"
-                        + " %d builders, %d cores%n",
+                "load of t: %,d rows, %,d blocks (%.2f GB) in %s; %d rounds; cases %s; bulk sink: %d-block writes (%d kB), %s in flight (-1: 8 with O_DIRECT, 2 buffered);"
+                        + " early fsync every %s blocks (0: only at the end; -1: 16384 unless the method is sync); builders %s (0: the issuing thread builds the pages itself), %d cores%n",
                 rows, shape.blocksFor(rows), bytes / 1e9, dir.toAbsolutePath(), rounds, cases, writeBlocks, writeBlocks * 8,
-                inFlight, Loader.defaultBuilders(), Runtime.getRuntime().availableProcessors());
-        for (String c : cases) { // warm-up (JIT), not counted
-            if (!c.startsWith("fio")) {
-                run(dir, c, shape, Math.min(rows, 200_000), writeBlocks, inFlight);
-            }
-        }
-        List<Run> runs = new ArrayList<>();
-        for (int round = 0; round < rounds; round++) {
-            for (int k = 0; k < cases.size(); k++) {
-                String c = cases.get((k + round) % cases.size());
-                Run r = c.startsWith("fio") ? fio(dir, bytes, c.equals("fio-direct")) : run(dir, c, shape, rows, writeBlocks, inFlight);
-                runs.add(r);
-                System.out.printf(Locale.ROOT, "round %d  %-10s %8.2f s  %8.1f MiB/s%n", round + 1, r.who(), r.nanos() / 1e9,
-                        r.mibs());
-            }
-        }
-        System.out.println("--- medians");
+                inFlights, syncEverys, builderCounts, Runtime.getRuntime().availableProcessors());
+        // the runs: each loader case once per builder count and early-fsync interval (labelled
+        // case@bN and case/sN when there are several), fio once
+        List<String> labels = new ArrayList<>();
+        defaultBuilders = builderCounts.get(0);
+        defaultSyncEvery = syncEverys.get(0);
+        defaultInFlight = inFlights.get(0);
         for (String c : cases) {
-            System.out.printf(Locale.ROOT, "%-10s %8.1f MiB/s%n", c, median(runs, c));
-        }
-        if (cases.contains("sync")) {
-            double sync = median(runs, "sync");
-            for (String m : cases) {
-                if (!m.equals("sync") && !m.startsWith("fio")) {
-                    System.out.printf(Locale.ROOT, "ratio %-10s / sync       = %.2f%s%n", m, median(runs, m) / sync,
-                            METHODS.contains(m) ? " (target >= 1.5)" : "");
+            if (c.startsWith("fio")) {
+                labels.add(c);
+            } else {
+                boolean bulk = METHODS.contains(c);
+                for (int b : builderCounts) {
+                    for (long se : syncEverys) {
+                        for (int f : inFlights) {
+                            labels.add(c + (builderCounts.size() > 1 ? "@b" + b : "") + (syncEverys.size() > 1 && bulk ? "/s" + se : "")
+                                    + (inFlights.size() > 1 && bulk ? "/f" + f : ""));
+                        }
+                    }
                 }
             }
         }
-        for (String m : cases) {
-            if (m.startsWith("fio")) {
-                continue;
-            }
-            boolean direct = m.equals("direct") || m.equals("odirect");
-            String f = direct ? "fio-direct" : "fio";
-            if (cases.contains(f)) {
-                System.out.printf(Locale.ROOT, "ratio %-10s / %-10s = %.2f (target >= 0.8)%n", m, f, median(runs, m) / median(runs, f));
+        labels = labels.stream().distinct().toList();
+        for (String l : labels) { // warm-up (JIT), not counted
+            if (!l.startsWith("fio")) {
+                run(dir, l, shape, Math.min(rows, 200_000), writeBlocks, false);
             }
         }
+        // one full-size load, not counted: on this VM the first gigabytes of page cache a process
+        // touches after its files were deleted cost several times the copy (3-5 s of system time
+        // for 2 GB, whoever writes), which otherwise lands on the first case of round 1
+        String first = labels.stream().filter(l -> !l.startsWith("fio")).findFirst().orElse(null);
+        if (first != null) {
+            Run w = run(dir, first, shape, rows, writeBlocks, false);
+            System.out.printf(Locale.ROOT, "warm-up  %-12s %8.2f s  %8.1f MiB/s  (not counted)%n", w.who(), w.nanos() / 1e9, w.mibs());
+        }
+        List<Run> runs = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            // a new order each round (seeded: the same every run of the bench): on this VM a case
+            // can pay for what ran before it (a buffered load after an O_DIRECT one found its page
+            // cache copy several times slower in every round of session 4's runs, where the order
+            // only rotated and every case always had the same predecessor)
+            List<String> order = new ArrayList<>(labels);
+            java.util.Collections.shuffle(order, new java.util.Random(round));
+            for (int k = 0; k < order.size(); k++) {
+                String l = order.get(k);
+                Run r = l.startsWith("fio") ? fio(dir, bytes, l.equals("fio-direct"))
+                        : run(dir, l, shape, rows, writeBlocks, profile);
+                runs.add(r);
+                System.out.printf(Locale.ROOT, "round %d  %-12s %8.2f s  %8.1f MiB/s  (load average %s)%n", round + 1, r.who(),
+                        r.nanos() / 1e9, r.mibs(), loadAverage());
+                if (r.detail() != null) {
+                    System.out.println("    " + r.detail().replace("\n", "\n    "));
+                }
+            }
+        }
+        System.out.println("--- medians");
+        for (String l : labels) {
+            System.out.printf(Locale.ROOT, "%-12s %8.1f MiB/s%n", l, median(runs, l));
+        }
+        if (profile) {
+            System.out.println("--- profile medians, s (issuer: build, in sink.write, final fsync wall; system CPU of the issuer"
+                    + " and of the I/O workers / io-wq threads that copy for it)");
+            System.out.printf(Locale.ROOT, "%-16s %6s %6s %6s %8s %8s%n", "", "build", "write", "fsync", "iss.sys", "copy.sys");
+            for (String l : labels) {
+                if (l.startsWith("fio")) {
+                    continue;
+                }
+                double[] m = new double[5];
+                for (int k = 0; k < 5; k++) {
+                    int kk = k;
+                    List<Double> v = runs.stream().filter(r -> r.who().equals(l) && r.split() != null).map(r -> r.split()[kk])
+                            .sorted().toList();
+                    m[k] = v.isEmpty() ? Double.NaN : v.get(v.size() / 2);
+                }
+                System.out.printf(Locale.ROOT, "%-16s %6.2f %6.2f %6.2f %8.2f %8.2f%n", l, m[0], m[1], m[2], m[3], m[4]);
+            }
+        }
+        for (String l : labels) {
+            String c = caseOf(l);
+            String sync = l.replaceFirst("^[^@/]+", "sync");
+            if (!c.equals("sync") && !c.startsWith("fio") && labels.contains(sync)) {
+                System.out.printf(Locale.ROOT, "ratio %-12s / %-12s = %.2f%s%n", l, sync, median(runs, l) / median(runs, sync),
+                        METHODS.contains(c) ? " (target >= 1.5)" : "");
+            }
+        }
+        for (String l : labels) {
+            String c = caseOf(l);
+            if (c.startsWith("fio")) {
+                continue;
+            }
+            boolean direct = c.equals("direct") || c.equals("odirect");
+            String f = direct ? "fio-direct" : "fio";
+            if (labels.contains(f)) {
+                System.out.printf(Locale.ROOT, "ratio %-12s / %-12s = %.2f (target >= 0.8)%n", l, f, median(runs, l) / median(runs, f));
+            }
+        }
+        System.out.println("load average at the end: " + loadAverage());
         deleteRelation(dir, false);
         Files.deleteIfExists(dir.resolve("fio.dat"));
     }
@@ -166,8 +246,49 @@ public final class BulkLoadBench {
         }
     }
 
-    /** One load of {@code rows} rows of {@code shape} by the table Loader through the sink of case {@code c}. */
-    static Run run(Path dir, String c, TableShape shape, long rows, int writeBlocks, int inFlight) throws Exception {
+    static int defaultBuilders = Loader.defaultBuilders();
+    static long defaultSyncEvery = -1;
+    static int defaultInFlight = -1;
+
+    static String caseOf(String label) {
+        return label.split("[@/]")[0];
+    }
+
+    static int buildersOf(String label) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("@b(\\d+)").matcher(label);
+        return m.find() ? Integer.parseInt(m.group(1)) : defaultBuilders;
+    }
+
+    static int inFlightOf(String label) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("/f(-?\\d+)").matcher(label);
+        return m.find() ? Integer.parseInt(m.group(1)) : defaultInFlight;
+    }
+
+    static long syncEveryOf(String label) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("/s(-?\\d+)").matcher(label);
+        return m.find() ? Long.parseLong(m.group(1)) : defaultSyncEvery;
+    }
+
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /**
+     * One load of {@code rows} rows of {@code shape} by the table Loader through the sink of case
+     * {@code label} ({@code case} or {@code case@bN}: N builder threads, 0 = the issuing thread
+     * builds); with {@code profile}, the CPU time per thread and where the issuing thread's time went.
+     */
+    static Run run(Path dir, String label, TableShape shape, long rows, int writeBlocks, boolean profile)
+            throws Exception {
+        String c = caseOf(label);
+        int builders = buildersOf(label);
+        long syncEvery = syncEveryOf(label);
+        int inFlight = inFlightOf(label);
         deleteRelation(dir, false);
         boolean bulk = METHODS.contains(c);
         boolean directIo = c.equals("direct");
@@ -185,11 +306,49 @@ public final class BulkLoadBench {
             PageSink.Factory sink = switch (c) {
                 case "odirect" -> PageSink.direct();
                 case "buffered" -> PageSink.buffered();
-                default -> PageSink.bulk(pool, "client backend", writeBlocks, inFlight);
+                default -> PageSink.bulk(pool, "client backend", writeBlocks, inFlight, syncEvery);
             };
+            Loader loader = new Loader(sink, builders);
+            ThreadCpu cpu = profile ? new ThreadCpu(20) : null;
             long t0 = System.nanoTime();
-            long blocks = new Loader(sink, Loader.defaultBuilders()).load(rel, shape, rows, 1, true, LoadProgress.NONE);
-            return new Run(c, blocks * 8192L, System.nanoTime() - t0);
+            long blocks;
+            try {
+                // the load runs in a thread of its own, named so the profile can tell the issuing
+                // thread (which opens the bulk sink's session and calls every sink method) apart
+                long[] out = new long[1];
+                Exception[] failed = new Exception[1];
+                Thread t = Thread.ofPlatform().name("pageio load issuer").start(() -> {
+                    try {
+                        out[0] = loader.load(rel, shape, rows, 1, true, LoadProgress.NONE);
+                    } catch (Exception e) {
+                        failed[0] = e;
+                    }
+                });
+                t.join();
+                if (failed[0] != null) {
+                    throw failed[0];
+                }
+                blocks = out[0];
+            } finally {
+                if (cpu != null) {
+                    cpu.close();
+                }
+            }
+            long nanos = System.nanoTime() - t0;
+            String detail = null;
+            if (profile) {
+                detail = String.format(Locale.ROOT, "issuer wall s: build %.2f, wait for builders %.2f, in sink.write %.2f,"
+                        + " wait for a slot %.2f, finish (fsync) %.2f; total %.2f%n%s", loader.buildNanos() / 1e9,
+                        loader.builtWaitNanos() / 1e9, loader.sinkWriteNanos() / 1e9, loader.slotWaitNanos() / 1e9,
+                        loader.syncNanos() / 1e9, nanos / 1e9, cpu.line());
+            }
+            double[] split = null;
+            if (profile) {
+                java.util.Map<String, ThreadCpu.Sum> g = cpu.groups();
+                split = new double[] {loader.buildNanos() / 1e9, loader.sinkWriteNanos() / 1e9, loader.syncNanos() / 1e9,
+                        g.get("issuer").sys / 1e9, (g.get("io-workers").sys + g.get("io_uring-wq").sys) / 1e9};
+            }
+            return new Run(label, blocks * 8192L, nanos, detail, split);
         } finally {
             if (c.equals("direct")) {
                 DirectBenchAccess.stop(m);

@@ -71,6 +71,18 @@ public final class BulkWriter implements AutoCloseable {
     private int qHead;
     private int qSize;
 
+    // Early fsyncs (syncEvery > 0): at most one fsync in flight, of segment syncSeg, started when
+    // every block below syncThrough was written; once it succeeds, blocks below durableThrough are
+    // durable and finish() skips the segments that lie wholly below it.
+    private long syncEvery;
+    private long syncRef = IoHandle.NO_WAIT_REF;
+    private final IoReturn syncRet = new IoReturn();
+    private long syncSeg;
+    private long syncThrough;
+    private long durableThrough;
+    private final long firstBlock;
+    private long earlyFsyncs;
+
     private int slot;
     private int filled;
     private long slotFirst;
@@ -120,6 +132,33 @@ public final class BulkWriter implements AutoCloseable {
         this.statBase = StatIo.base(session.kind(), IoObject.RELATION, IoContext.BULKWRITE);
         this.nextBlock = firstBlock;
         this.reservedTo = firstBlock;
+        this.durableThrough = firstBlock;
+        this.firstBlock = firstBlock;
+    }
+
+    /**
+     * Makes the writes durable while the load goes on instead of all at the end: whenever every
+     * block of a segment has been written, or {@code blocks} more blocks of the current segment
+     * have, an fsync of that segment is started through the method (one at a time), and
+     * {@link #finish} fsyncs only the segments not wholly covered by a completed one. With an
+     * asynchronous method the fsync — the device transfer of what the page cache holds — runs
+     * while the caller builds and writes the next pages; with {@code io_method=sync} it runs in
+     * the issuing thread, as every other I/O does. The durability rule is unchanged: a segment
+     * counts as synced only by an fsync started after its writes completed, and {@link #finish}
+     * returns only when every block written is covered by a completed fsync. {@code 0} (the
+     * default): fsync only in {@link #finish}. Call before the first write.
+     */
+    public BulkWriter syncEvery(long blocks) {
+        if (blocks < 0) {
+            throw new IllegalArgumentException("syncEvery = " + blocks + " blocks: 0 (only at the end) or more");
+        }
+        this.syncEvery = blocks;
+        return this;
+    }
+
+    /** Fsyncs started before {@link #finish} ({@link #syncEvery}). */
+    public long earlyFsyncs() {
+        return earlyFsyncs;
     }
 
     /**
@@ -245,7 +284,9 @@ public final class BulkWriter implements AutoCloseable {
             }
             pop();
         }
-        return qSize > 0 ? qFirst[qHead] : nextBlock;
+        long through = qSize > 0 ? qFirst[qHead] : nextBlock;
+        syncAhead(through);
+        return through;
     }
 
     /** Waits until every block below {@code end} is written. */
@@ -265,6 +306,9 @@ public final class BulkWriter implements AutoCloseable {
         qAttempts[i] = 0;
         qSize++;
         start(i);
+        if (syncEvery > 0) {
+            writtenThrough(); // reaps what completed, so an early fsync starts as soon as it is due
+        }
     }
 
     private void pop() {
@@ -304,6 +348,56 @@ public final class BulkWriter implements AutoCloseable {
             io.awaitRef(ref);
         } while (!completed(i));
         pop();
+        syncAhead(qSize > 0 ? qFirst[qHead] : nextBlock);
+    }
+
+    /**
+     * With {@link #syncEvery}: takes the outcome of the fsync in flight if it completed (polls,
+     * never blocks), then starts the next one that is due, given that every block below
+     * {@code written} has been written.
+     *
+     * @throws AioException naming the file and errno when an fsync failed
+     */
+    private void syncAhead(long written) throws java.io.IOException {
+        if (syncEvery == 0) {
+            return;
+        }
+        if (syncRef != IoHandle.NO_WAIT_REF) {
+            if (!io.checkRefDone(syncRef)) {
+                return;
+            }
+            syncDone();
+        }
+        long segBlocks = rel.segmentBlocks();
+        long seg = durableThrough / segBlocks;
+        long segEnd = (seg + 1) * segBlocks;
+        if (written >= segEnd || written - durableThrough >= syncEvery) {
+            startSync(seg, Math.min(written, segEnd));
+        }
+    }
+
+    private void startSync(long seg, long through) throws org.pageio.posix.PosixException {
+        long first = seg * rel.segmentBlocks();
+        int fd = rel.fd(first);
+        IoHandle h = io.acquire();
+        h.setReturn(syncRet).setTarget(rel, SmgrRelation.targetData(first, 0));
+        syncRef = h.waitRef();
+        syncSeg = seg;
+        syncThrough = through;
+        earlyFsyncs++;
+        h.startFsync(fd, false);
+    }
+
+    /** The fsync in flight is complete: blocks below its start mark are durable, or it failed. */
+    private void syncDone() throws java.io.IOException {
+        syncRef = IoHandle.NO_WAIT_REF;
+        session.pool().stats().add(statBase, Column.FSYNCS, 1);
+        if (IoResult.status(syncRet.result()) != IoResult.OK) {
+            rel.registerDirtySegment(syncSeg);
+            throw new AioException("bulk write failed: could not fsync file " + rel.segmentPath(syncSeg * rel.segmentBlocks())
+                    + ": " + syncRet.message(), -IoResult.result(syncRet.result()), syncRet.failure());
+        }
+        durableThrough = syncThrough;
     }
 
     /**
@@ -340,9 +434,17 @@ public final class BulkWriter implements AutoCloseable {
         while (qSize > 0) {
             awaitOldest();
         }
+        if (syncRef != IoHandle.NO_WAIT_REF) {
+            long ref = syncRef;
+            io.awaitRef(ref);
+            syncDone();
+        }
         IoReturn ret = rets[0];
         for (long seg : rel.takeDirtySegments()) {
             long first = seg * rel.segmentBlocks();
+            if (first >= firstBlock - firstBlock % rel.segmentBlocks() && first + rel.segmentBlocks() <= durableThrough) {
+                continue; // wholly written by this writer before an fsync that completed (syncEvery)
+            }
             int fd = rel.fd(first);
             IoHandle h = io.acquire();
             h.setReturn(ret).setTarget(rel, SmgrRelation.targetData(first, 0));

@@ -23,14 +23,26 @@ import org.pageio.posix.Errno;
 class BulkWriterTest extends PoolTestBase {
 
     private long load(SmgrRelation rel, long relNumber, int blocks, int writeBlocks, int inFlight) throws Exception {
+        return load(rel, relNumber, blocks, writeBlocks, inFlight, 0, null);
+    }
+
+    /** As above, with early fsyncs every {@code syncEvery} blocks; their count goes to {@code early[0]}. */
+    private long load(SmgrRelation rel, long relNumber, int blocks, int writeBlocks, int inFlight, long syncEvery, long[] early)
+            throws Exception {
         try (BufferSession s = pool.openSession("loader");
-                BulkWriter w = new BulkWriter(s, rel, 0, writeBlocks, inFlight)) {
+                BulkWriter w = new BulkWriter(s, rel, 0, writeBlocks, inFlight).syncEvery(syncEvery)) {
+            if (early != null) {
+                early[0] = -1; // set only after finish succeeded
+            }
             for (int b = 0; b < blocks; b++) {
                 MemorySegment page = w.nextPage();
                 WriteTestPages.fill(page, relNumber, w.nextBlockNumber(), 1);
                 w.pageFilled();
             }
             long n = w.finish();
+            if (early != null) {
+                early[0] = w.earlyFsyncs();
+            }
             return w.writes() * 1_000_000 + n;
         }
     }
@@ -84,5 +96,94 @@ class BulkWriterTest extends PoolTestBase {
         assertEquals(Errno.ENOSPC, e.errno());
         assertTrue(e.getMessage().startsWith("bulk write failed after 3 attempts:") && e.getMessage().contains("blocks 16..31")
                 && e.getMessage().contains("pg_default/72002") && e.getMessage().contains("ENOSPC"), e.getMessage());
+    }
+
+    @Test
+    void earlyFsyncsCoverEachSegmentOnceAndFinishSyncsOnlyWhatIsLeft() throws Exception {
+        // io_method=sync: every write and fsync completes inline, so the schedule is exact
+        pool(new org.pageio.method.sync.SyncIoMethod(), small().segmentBlocks(40).build());
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 72003));
+        long[] early = new long[1];
+        assertEquals(100, load(rel, 72003, 100, 16, 4, 1000, early) % 1_000_000);
+        // segments 0..39 and 40..79 fsynced as soon as they were written; 80..99 by finish
+        assertEquals(2, early[0]);
+        assertEquals(3, kindTotal("loader", StatIo.IoContext.BULKWRITE, Column.FSYNCS), "each segment once");
+        BufferWriteTest.assertOnDisk(rel, 72003, 1, BufferWriteTest.range(0, 100));
+        assertEquals(0, rel.takeDirtySegments().length, "finish took every dirty segment");
+    }
+
+    @Test
+    void earlyFsyncsEveryFewBlocksWithinASegment() throws Exception {
+        pool(new org.pageio.method.sync.SyncIoMethod(), small().segmentBlocks(40).build());
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 72004));
+        long[] early = new long[1];
+        load(rel, 72004, 100, 16, 4, 10, early);
+        // one at a time, each started once the previous completed and 10 more blocks were written:
+        // through 16, 32, 40 (segment end) | 56, 72, 80 | 96; finish fsyncs the last segment (96..99 not covered)
+        assertEquals(7, early[0]);
+        assertEquals(8, kindTotal("loader", StatIo.IoContext.BULKWRITE, Column.FSYNCS));
+        BufferWriteTest.assertOnDisk(rel, 72004, 1, BufferWriteTest.range(0, 100));
+    }
+
+    @Test
+    void earlyFsyncsOverlapWritesOnAThreadedMethodAndStillCoverEverySegment() throws Exception {
+        TestMethods.Threaded threaded = new TestMethods.Threaded(2);
+        closeLast.add(threaded);
+        pool(threaded, small().segmentBlocks(40).build());
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 72005));
+        long[] early = new long[1];
+        assertEquals(100, load(rel, 72005, 100, 16, 4, 1000, early) % 1_000_000);
+        // whichever ran early, each segment is fsynced exactly once, the last one by finish
+        assertTrue(early[0] >= 0 && early[0] <= 2, "early fsyncs: " + early[0]);
+        assertEquals(3, kindTotal("loader", StatIo.IoContext.BULKWRITE, Column.FSYNCS));
+        BufferWriteTest.assertOnDisk(rel, 72005, 1, BufferWriteTest.range(0, 100));
+    }
+
+    @Test
+    void aFailedEarlyFsyncFailsTheLoadNamingTheFileAndErrno() throws Exception {
+        // (the fault bundle's offset ranges never match an fsync, whose offset and length are 0:
+        // an inline method that fails every fsync, as in BufferWriteTest)
+        java.util.concurrent.atomic.AtomicInteger fsyncs = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong writtenAtFsync = new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        IoMethod m = new IoMethod() {
+            @Override
+            public String name() {
+                return "test-fsync-eio";
+            }
+
+            @Override
+            public boolean needsSynchronousExecution(org.pageio.api.IoHandle h) {
+                return true;
+            }
+
+            @Override
+            public void performSynchronously(org.pageio.api.IoHandle h, org.pageio.posix.CallState cs) {
+                if (h.op() == org.pageio.api.IoHandle.OP_FSYNC) {
+                    fsyncs.incrementAndGet();
+                    writtenAtFsync.compareAndSet(-1, written.get());
+                    h.complete(-Errno.EIO);
+                } else {
+                    written.addAndGet(h.length());
+                    h.performSynchronously(cs);
+                }
+            }
+
+            @Override
+            public int submit(org.pageio.api.IoHandle[] handles, int count) {
+                throw new AssertionError("inline method");
+            }
+        };
+        pool(m, small().segmentBlocks(40).build());
+        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 72006));
+        long[] early = new long[1];
+        AioException e = assertThrows(AioException.class, () -> load(rel, 72006, 100, 16, 4, 1000, early));
+        assertEquals(Errno.EIO, e.errno());
+        assertTrue(e.getMessage().startsWith("bulk write failed: could not fsync file ") && e.getMessage().contains("72006")
+                && e.getMessage().contains("EIO"), e.getMessage());
+        assertEquals(-1, early[0], "the load did not finish");
+        assertEquals(1, fsyncs.get(), "failed at the first early fsync");
+        assertEquals(40 * 8192L, writtenAtFsync.get(), "started once segment 0 (blocks 0..39) was written, not before");
+        assertTrue(java.util.Arrays.stream(rel.takeDirtySegments()).anyMatch(seg -> seg == 0), "segment 0 still owes its fsync");
     }
 }

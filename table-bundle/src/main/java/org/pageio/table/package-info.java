@@ -5,5 +5,5 @@
  * {@link org.pageio.table.ScanReport}. See the bundle's README.md for the byte diagrams.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.pageio.table;

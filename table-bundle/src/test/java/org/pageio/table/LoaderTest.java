@@ -82,9 +82,15 @@ class LoaderTest {
             BufferPool workerPool = pool(smgr, worker());
             // io_method=worker over O_DIRECT descriptors (what io_method=direct's storage manager opens)
             BufferPool directPool = pool(direct, worker());
+            // builders = 0: the issuing thread builds every page itself (inline), the writes
+            // overlap only through the method; early fsyncs at each 100-block segment end
+            BufferPool inlineSyncPool = pool(smgr, new SyncIoMethod());
+            BufferPool inlineWorkerPool = pool(smgr, worker());
             Object[][] cases = {{PageSink.plain(), 1, smgr}, {PageSink.buffered(), 3, smgr}, {PageSink.direct(), 2, smgr},
                     {PageSink.bulk(syncPool, "loader"), 2, smgr}, {PageSink.bulk(workerPool, "loader", 16, 4), 3, smgr},
-                    {PageSink.bulk(directPool, "loader", 128, 8), 2, direct}};
+                    {PageSink.bulk(directPool, "loader", 128, 8), 2, direct},
+                    {PageSink.bulk(inlineSyncPool, "loader"), 0, smgr},
+                    {PageSink.bulk(inlineWorkerPool, "loader", 128, 8, 1000), 0, smgr}};
             long rel = 20_000;
             for (Object[] c : cases) {
                 SmgrRelation r = ((StorageManager) c[2]).open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, rel++));
@@ -107,6 +113,11 @@ class LoaderTest {
             assertEquals(blocks * 8192, total(workerPool, Column.EXTEND_BYTES));
             assertTrue(total(workerPool, Column.EXTENDS) >= blocks / 16, "16-block writes");
             assertEquals(blocks * 8192, total(directPool, Column.EXTEND_BYTES));
+            assertEquals(segments, total(workerPool, Column.FSYNCS), "every segment fsynced once, early or at the end");
+            assertEquals(segments + 2, total(inlineSyncPool, Column.EXTENDS), "built inline, written in the same pieces");
+            assertEquals(segments, total(inlineSyncPool, Column.FSYNCS), "sync: one fsync per segment, at the end");
+            assertEquals(blocks * 8192, total(inlineWorkerPool, Column.EXTEND_BYTES));
+            assertEquals(segments, total(inlineWorkerPool, Column.FSYNCS), "early fsyncs at segment ends, each segment once");
             for (int i = 1; i < files.size(); i++) {
                 assertArrayEquals(files.get(0), files.get(i), "case " + i + " wrote other bytes");
             }
@@ -157,11 +168,14 @@ class LoaderTest {
                 public void close() {
                 }
             };
-            int before = Thread.activeCount();
-            PosixException e = assertThrows(PosixException.class,
-                    () -> new Loader(failing, 2).load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
-            assertTrue(e.getMessage().contains("ENOSPC") && e.getMessage().contains("blocks 1024.."), e.getMessage());
-            assertTrue(Thread.activeCount() <= before, "builders joined");
+            for (int builders : new int[] {2, 0}) { // builder threads, and the issuing thread building
+                int before = Thread.activeCount();
+                PosixException e = assertThrows(PosixException.class, () -> new Loader(failing, builders)
+                        .load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
+                assertTrue(e.getMessage().contains("ENOSPC") && e.getMessage().contains("blocks 1024.."),
+                        builders + " builders: " + e.getMessage());
+                assertTrue(Thread.activeCount() <= before, "builders joined");
+            }
         }
     }
 

@@ -125,6 +125,11 @@ class TableTest {
         engine(new SyncIoMethod(), small().build());
         LoadResult r = engine.load("prefetch_test", TableShape.PREFETCH_TEST, PT_ROWS, SEED, null);
         assertEquals(TableShape.PREFETCH_TEST.blocksFor(PT_ROWS), r.table().blocks());
+        // the result says how the table was written: the default (bulk) sink through this pool's method
+        assertEquals("bulk", r.sink());
+        assertEquals("sync", r.ioMethod());
+        assertEquals(org.pageio.table.load.Loader.defaultBuilders(), r.builders());
+        assertTrue(r.toString().contains(", written through io_method=sync, " + r.builders() + " builder threads"), r.toString());
         SmgrRelation rel = engine.heap(r.table());
         assertEquals(r.table().blocks(), rel.nblocks());
         try (Arena a = Arena.ofConfined(); RandomAccessFile f = new RandomAccessFile(rel.segmentPath(0).toFile(), "r")) {

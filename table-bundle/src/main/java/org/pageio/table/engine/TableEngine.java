@@ -144,7 +144,8 @@ public final class TableEngine implements TableService {
         }
         TableInfo t = new TableInfo(name, relNumber, shape, n, seed, blocks, List.of());
         catalog.putTable(t);
-        return new LoadResult(t, loader.bytes(), loader.writeNanos(), loader.syncNanos());
+        return new LoadResult(t, loader.bytes(), loader.writeNanos(), loader.syncNanos(), sink.label(),
+                sink == LoadSink.BULK ? pool.aio().method().name() : null, loader.builders());
     }
 
     @Override

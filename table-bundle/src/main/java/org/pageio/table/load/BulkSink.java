@@ -23,19 +23,46 @@ final class BulkSink implements PageSink {
 
     /** Pages per write by default: 128 = 1 MiB (see the table README, "Which sink"). */
     static final int DEFAULT_WRITE_BLOCKS = 128;
-    /** Writes in flight by default. */
+    /** Writes in flight by default on {@code O_DIRECT} descriptors (the device wants a queue). */
     static final int DEFAULT_IN_FLIGHT = 8;
+    /**
+     * Writes in flight by default on buffered descriptors: the copy into the page cache of one
+     * file is serialized by the file's inode lock whoever does it, so more than one write queued
+     * behind the one copying only makes I/O workers contend for that lock (see the table README).
+     */
+    static final int BUFFERED_IN_FLIGHT = 2;
+    /** {@code inFlight} argument meaning: {@link #DEFAULT_IN_FLIGHT} with O_DIRECT, {@link #BUFFERED_IN_FLIGHT} otherwise. */
+    static final int IN_FLIGHT_BY_DESCRIPTORS = -1;
+    /**
+     * Blocks between early fsyncs ({@link BulkWriter#syncEvery}) when the I/O method runs I/O
+     * asynchronously: 16384 = 128 MiB (see the table README, "Why async barely beat sync").
+     */
+    static final long ASYNC_SYNC_EVERY = 16384;
+    /** {@code syncEvery} argument meaning: {@link #ASYNC_SYNC_EVERY} unless the method is {@code sync}, then 0. */
+    static final long SYNC_EVERY_BY_METHOD = -1;
 
     private final SmgrRelation rel;
     private final BufferSession session;
     private final BulkWriter writer;
+    private final long syncEvery;
 
-    BulkSink(BufferPool pool, String kind, SmgrRelation rel, long blocks, int writeBlocks, int inFlight) throws PosixException {
+    BulkSink(BufferPool pool, String kind, SmgrRelation rel, long blocks, int writeBlocks, int inFlight, long syncEvery)
+            throws PosixException {
         this.rel = rel;
+        if (syncEvery == SYNC_EVERY_BY_METHOD) {
+            // with io_method=sync an early fsync would block the issuer with nothing to overlap,
+            // and costs more than one fsync at the end (PostgreSQL's bulk_write.c: one
+            // smgrimmedsync at the end); the asynchronous methods run it while pages are built
+            syncEvery = "sync".equals(pool.aio().method().name()) ? 0 : ASYNC_SYNC_EVERY;
+        }
+        this.syncEvery = syncEvery;
+        if (inFlight == IN_FLIGHT_BY_DESCRIPTORS) {
+            inFlight = pool.storage().directIo() ? DEFAULT_IN_FLIGHT : BUFFERED_IN_FLIGHT;
+        }
         this.session = pool.openSession(kind);
         BulkWriter w = null;
         try {
-            w = new BulkWriter(session, rel, 0, writeBlocks, inFlight, false);
+            w = new BulkWriter(session, rel, 0, writeBlocks, inFlight, false).syncEvery(syncEvery);
             // the whole relation allocated up front, file sizes set: no write extends a file, so
             // O_DIRECT writes run in parallel (ext4 waits for each extending one)
             w.extendTo(blocks);
@@ -97,6 +124,11 @@ final class BulkSink implements PageSink {
         PosixException p = new PosixException("writev", null, errno, e.getMessage());
         p.initCause(e);
         return p;
+    }
+
+    /** Blocks between early fsyncs this sink used (0: one fsync per segment at the end). */
+    long syncEvery() {
+        return syncEvery;
     }
 
     @Override

@@ -38,20 +38,35 @@ public final class Loader {
     /** Pages per combined write: 8 MiB. */
     public static final int CHUNK_BLOCKS = 1024;
 
+    /** Chunks in the ring when the issuing thread builds the pages itself ({@code builders = 0}): 32 MiB. */
+    public static final int INLINE_SLOTS = 4;
+
     private final PageSink.Factory sinks;
     private final int builders;
     private long writeNanos;
     private long syncNanos;
     private long bytes;
+    // where the issuing (calling) thread's time went, per chunk, System.nanoTime: a few hundred
+    // readings per GB, nothing per page
+    private long buildNanos;
+    private long builtWaitNanos;
+    private long sinkWriteNanos;
+    private long slotWaitNanos;
 
     /** Without a pool: {@link PageSink#direct()}, one builder per core up to 4 ({@code pageio:load} uses {@link PageSink#bulk}). */
     public Loader() {
         this(PageSink.direct(), defaultBuilders());
     }
 
+    /**
+     * @param builders builder threads; {@code 0}: the calling thread builds every page itself and
+     *                 hands it to the sink (PostgreSQL's shape: one backend builds and issues its
+     *                 writes, so with {@code io_method=sync} building and writing take turns in one
+     *                 thread, and only an asynchronous sink overlaps them)
+     */
     public Loader(PageSink.Factory sinks, int builders) {
-        if (builders < 1) {
-            throw new IllegalArgumentException("builders = " + builders + ": at least 1");
+        if (builders < 0) {
+            throw new IllegalArgumentException("builders = " + builders + ": 0 (the calling thread builds) or more");
         }
         this.sinks = sinks;
         this.builders = builders;
@@ -75,6 +90,38 @@ public final class Loader {
         return bytes;
     }
 
+    /** Builder threads (0: the calling thread built the pages). */
+    public int builders() {
+        return builders;
+    }
+
+    /**
+     * Time the calling thread spent building pages (only with {@code builders = 0}; with builder
+     * threads it builds nothing).
+     */
+    public long buildNanos() {
+        return buildNanos;
+    }
+
+    /** Time the calling thread waited for the builder threads to finish the next chunk. */
+    public long builtWaitNanos() {
+        return builtWaitNanos;
+    }
+
+    /**
+     * Time the calling thread spent in {@link PageSink#write}: the write itself for a synchronous
+     * sink (and the bulk sink over {@code io_method=sync}); starting the writes, and waiting for a
+     * free place among the writes in flight, for an asynchronous one.
+     */
+    public long sinkWriteNanos() {
+        return sinkWriteNanos;
+    }
+
+    /** Time the calling thread waited in {@link PageSink#awaitWritten} for a chunk's slot to be written. */
+    public long slotWaitNanos() {
+        return slotWaitNanos;
+    }
+
     /**
      * Writes {@code rows} rows of {@code shape} to {@code rel} (created here), then fsyncs it.
      * Returns the number of blocks written.
@@ -84,20 +131,55 @@ public final class Loader {
         rel.create();
         long blocks = shape.blocksFor(rows);
         long chunks = (blocks + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
-        int slots = 2 * builders + 2;
+        int slots = builders == 0 ? INLINE_SLOTS : 2 * builders + 2;
         long t0 = System.nanoTime();
         long lastReport = t0;
         // resources close in reverse order: the sink (which waits for its writes in flight) before
         // the arena that holds the chunks those writes read
         try (Arena arena = Arena.ofShared(); PageSink sink = sinks.open(rel, blocks)) {
             PageBuilder pages = new PageBuilder(shape, rows, seed, checksums, arena);
-            Ring ring = new Ring(slots, chunks);
             MemorySegment[] chunk = new MemorySegment[slots];
             for (int s = 0; s < slots; s++) {
                 chunk[s] = arena.allocate((long) CHUNK_BLOCKS * Page.SIZE, 4096);
             }
             MemorySegment xs = arena.allocate(Math.max(1, shape.textLength()));
             xs.fill((byte) 'x');
+            if (builders == 0) {
+                // the issuing thread builds chunk k into slot k % slots, once the sink no longer
+                // reads that slot (its chunk k - slots is written), then hands it to the sink: a
+                // synchronous sink writes it before returning, an asynchronous one starts its
+                // writes and this thread builds the next chunk while they run
+                for (long k = 0; k < chunks; k++) {
+                    long first = k * CHUNK_BLOCKS;
+                    int n = (int) Math.min(CHUNK_BLOCKS, blocks - first);
+                    long a = System.nanoTime();
+                    if (k >= slots) {
+                        sink.awaitWritten((k - slots + 1) * CHUNK_BLOCKS);
+                    }
+                    long b = System.nanoTime();
+                    MemorySegment c = chunk[(int) (k % slots)];
+                    pages.build(c, first, n, xs);
+                    long w = System.nanoTime();
+                    sink.write(first, c, n);
+                    sink.writtenThrough(); // reaps completed writes (and restarts failed ones) early
+                    long now = System.nanoTime();
+                    slotWaitNanos += b - a;
+                    buildNanos += w - b;
+                    sinkWriteNanos += now - w;
+                    bytes += (long) n * Page.SIZE;
+                    if (now - lastReport > 100_000_000L) {
+                        lastReport = now;
+                        progress.progress(Math.min(rows, (first + n) * shape.rowsPerPage()), rows, bytes, now - t0);
+                    }
+                }
+                long t1 = System.nanoTime();
+                writeNanos = t1 - t0;
+                sink.finish();
+                syncNanos = System.nanoTime() - t1;
+                progress.progress(rows, rows, bytes, System.nanoTime() - t0);
+                return blocks;
+            }
+            Ring ring = new Ring(slots, chunks);
             Thread[] threads = new Thread[(int) Math.min(builders, Math.max(1, chunks))];
             for (int i = 0; i < threads.length; i++) {
                 threads[i] = Thread.ofPlatform().name("pageio loader builder " + i).daemon().start(() -> {
@@ -120,18 +202,24 @@ public final class Loader {
                 for (long k = 0; k < chunks; k++) {
                     // the builder of chunk k needs chunk k - slots's slot: an asynchronous sink may
                     // still be writing from it
+                    long a = System.nanoTime();
                     if (k - slots >= released) {
                         sink.awaitWritten((k - slots + 1) * CHUNK_BLOCKS);
                         released = release(ring, released, k - slots + 1);
                     }
+                    long b = System.nanoTime();
                     ring.awaitBuilt(k);
                     long first = k * CHUNK_BLOCKS;
                     int n = (int) Math.min(CHUNK_BLOCKS, blocks - first);
+                    long w = System.nanoTime();
                     sink.write(first, chunk[(int) (k % slots)], n);
                     long through = sink.writtenThrough();
                     released = release(ring, released, through >= first + n ? k + 1 : through / CHUNK_BLOCKS);
                     bytes += (long) n * Page.SIZE;
                     long now = System.nanoTime();
+                    slotWaitNanos += b - a;
+                    builtWaitNanos += w - b;
+                    sinkWriteNanos += now - w;
                     if (now - lastReport > 100_000_000L) {
                         lastReport = now;
                         progress.progress(Math.min(rows, (first + n) * shape.rowsPerPage()), rows, bytes, now - t0);

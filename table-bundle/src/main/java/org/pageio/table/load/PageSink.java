@@ -87,12 +87,26 @@ public interface PageSink extends AutoCloseable {
      * {@code kind}.
      */
     static Factory bulk(org.pageio.bufmgr.BufferPool pool, String kind, int writeBlocks, int inFlight) {
-        return (rel, blocks) -> new BulkSink(pool, kind, rel, blocks, writeBlocks, inFlight);
+        return bulk(pool, kind, writeBlocks, inFlight, BulkSink.SYNC_EVERY_BY_METHOD);
     }
 
-    /** {@link #bulk(org.pageio.bufmgr.BufferPool, String, int, int)} with the defaults: 1 MiB writes, 8 in flight. */
+    /**
+     * {@link #bulk(org.pageio.bufmgr.BufferPool, String, int, int)} with early fsyncs every
+     * {@code syncEvery} blocks and at each segment end ({@link org.pageio.bufmgr.BulkWriter#syncEvery};
+     * {@code 0}: one fsync per segment at the end only; {@code -1}: 16384 blocks (128 MiB) unless
+     * the pool's method is {@code sync}, then 0 — the default).
+     */
+    static Factory bulk(org.pageio.bufmgr.BufferPool pool, String kind, int writeBlocks, int inFlight, long syncEvery) {
+        return (rel, blocks) -> new BulkSink(pool, kind, rel, blocks, writeBlocks, inFlight, syncEvery);
+    }
+
+    /**
+     * {@link #bulk(org.pageio.bufmgr.BufferPool, String, int, int)} with the defaults: 1 MiB writes, 8 in flight
+     * on O_DIRECT descriptors and 2 on buffered ones ({@code inFlight = -1}), an early fsync every
+     * 128 MiB through an asynchronous method (none with {@code sync}).
+     */
     static Factory bulk(org.pageio.bufmgr.BufferPool pool, String kind) {
-        return bulk(pool, kind, BulkSink.DEFAULT_WRITE_BLOCKS, BulkSink.DEFAULT_IN_FLIGHT);
+        return bulk(pool, kind, BulkSink.DEFAULT_WRITE_BLOCKS, BulkSink.IN_FLIGHT_BY_DESCRIPTORS);
     }
 
     /** Plain buffered {@code pwrite}s and one fsync at the end (the old loader; for comparison). */
