@@ -90,11 +90,21 @@ public class WorkerBundleStopIT extends PageioTestBase {
                             .startReadv(fd, 1, (long) i * BlockPattern.BLOCK);
                 }
                 s.exitBatchMode();
-                long until = System.currentTimeMillis() + 10_000;
-                while (gate.inWorkers.get() < 2 && System.currentTimeMillis() < until) {
-                    Thread.sleep(5); // the default pool's two workers each hold an I/O (more if it grew)
+                // Normally the default pool's two workers each hold an I/O (more if it grew) and the rest
+                // is queued. Two workers are not guaranteed: a worker that was woken for nothing more
+                // often than it found work does not wake a peer (PostgreSQL's rule), and a batch that
+                // finds the queue lock busy runs inline. What the test needs is a worker holding an I/O
+                // and handles still queued when the bundle stops.
+                long start = System.currentTimeMillis();
+                long until = start + 10_000;
+                while (System.currentTimeMillis() < until && (gate.inWorkers.get() < 1 || gauge("queueDepth") < 1
+                        || (gate.inWorkers.get() < 2 && System.currentTimeMillis() - start < 2_000))) {
+                    Thread.sleep(5);
                 }
-                assertTrue("workers holding an I/O: " + gate.inWorkers.get(), gate.inWorkers.get() >= 2);
+                assertTrue("workers holding an I/O: " + gate.inWorkers.get() + ", queued: " + gauge("queueDepth")
+                        + ", workers alive: " + gauge("workersAlive") + ", inline: "
+                        + (gauge("inlineQueueFull") + gauge("inlineContended")),
+                        gate.inWorkers.get() >= 1 && gauge("queueDepth") >= 1);
                 long inline = gauge("inlineQueueFull") + gauge("inlineContended");
                 Thread opener = new Thread(() -> {
                     // Open the gate once the stop has cancelled the queue (its depth drops to 0 while the
