@@ -159,6 +159,7 @@ public class WorkerBundleStopIT extends PageioTestBase {
                 assertEquals(ret.message(), IoResult.OK, ret.status());
                 assertEquals(null, BlockPattern.check("alpha", 9, buf));
             } finally {
+                gate.open.countDown(); // a failed assertion must not leave workers in the gate while closing
                 ctx.close();
             }
         } finally {
