@@ -53,12 +53,16 @@ import org.pageio.posix.Residency;
  *
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
- *                        [--workloads seq|rand|both] [--raw] [--keep]
+ *                        [--workloads seq|rand|both] [--raw] [--warmups 2] [--keep]
  * </pre>
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
  * with the same reads through the AIO core and the method alone (no buffer manager).
- * The relation (default under bench/target/direct-vs-fio) is deleted at the end unless --keep.
+ * Every pass also prints what the block device saw ({@link DeviceSampler}: reads and their average
+ * size after merging, average queue depth, sampled reads in flight) and ours the stream's
+ * look-ahead (average and largest distance, and after how many reads and buffers it first had
+ * {@code effective_io_concurrency} reads in flight). The relation (default under
+ * bench/target/direct-vs-fio) is deleted at the end unless --keep.
  */
 public final class DirectVsFioBench {
 
@@ -85,6 +89,7 @@ public final class DirectVsFioBench {
         int rounds = 3;
         boolean keep = false;
         boolean raw = false;
+        int warmups = 2;
         String workloads = "both";
         List<String> engines = List.of("io_uring");
         for (int i = 0; i < args.length; i++) {
@@ -97,9 +102,10 @@ public final class DirectVsFioBench {
                 case "--workloads" -> workloads = args[++i];
                 case "--keep" -> keep = true;
                 case "--raw" -> raw = true;
+                case "--warmups" -> warmups = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
-                        + " --workloads seq|rand|both --raw --keep");
+                        + " --workloads seq|rand|both --raw --warmups N --keep");
             }
         }
         if (sizeMib < 1024) {
@@ -120,24 +126,29 @@ public final class DirectVsFioBench {
             try {
                 prepare(rel, blocks);
                 rel.close();
-                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment; %s%n", file, sizeMib, blocks,
-                        UringVsFioBench.fioVersion());
+                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment, on %s; %s; load average %s%n",
+                        file, sizeMib, blocks, DeviceSampler.name(file), UringVsFioBench.fioVersion(), loadAverage());
                 // Warm-up, not recorded: the first passes in a JVM run interpreted and pay for JIT
                 // compilation, which on a 1 GiB pass at GB/s is most of the pass.
-                for (String engine : engines) {
-                    for (boolean random : new boolean[] {false, true}) {
-                        if (!workloads.equals(random ? "seq" : "rand")) {
-                            System.out.println("warm-up (not recorded): "
-                                    + ours(dir, direct, file, blocks, random, Math.min(seconds, 3), engine).line());
-                            if (raw) {
+                // Two by default: a 1 GiB sequential pass lasts about half a second, and C2 was still
+                // compiling (its threads' CPU counted in the process's) through the first recorded
+                // round after one warm-up pass (72-85 µs CPU per read there, 20-30 in later rounds).
+                for (int w = 0; w < warmups; w++) {
+                    for (String engine : engines) {
+                        for (boolean random : new boolean[] {false, true}) {
+                            if (!workloads.equals(random ? "seq" : "rand")) {
                                 System.out.println("warm-up (not recorded): "
-                                        + raw(file, blocks, random, Math.min(seconds, 3), engine).line());
+                                        + ours(dir, direct, file, blocks, random, Math.min(seconds, 3), engine).line());
+                                if (raw) {
+                                    System.out.println("warm-up (not recorded): "
+                                            + raw(file, blocks, random, Math.min(seconds, 3), engine).line());
+                                }
                             }
                         }
                     }
                 }
                 for (int round = 1; round <= rounds; round++) {
-                    System.out.println("--- round " + round);
+                    System.out.println("--- round " + round + " (load average " + loadAverage() + ")");
                     UringVsFioBench.prime(file, blocks * StorageManager.BLCKSZ);
                     for (boolean random : new boolean[] {false, true}) {
                         if (workloads.equals(random ? "seq" : "rand")) {
@@ -230,6 +241,16 @@ public final class DirectVsFioBench {
         return out;
     }
 
+    /** The first three fields of /proc/loadavg, for the record next to each round. */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     static String workload(boolean random) {
         return random ? "randread 8k depth 64" : "read 128k depth 16";
     }
@@ -305,11 +326,21 @@ public final class DirectVsFioBench {
         if (random) {
             cmd.add("--runtime=" + seconds);
         }
-        Process p = new ProcessBuilder(cmd).start();
-        String json = new String(p.getInputStream().readAllBytes());
-        String err = new String(p.getErrorStream().readAllBytes());
-        if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
+        Process p;
+        String json;
+        String err;
+        DeviceSampler dev = DeviceSampler.of(file);
+        try {
+            p = new ProcessBuilder(cmd).start();
+            json = new String(p.getInputStream().readAllBytes());
+            err = new String(p.getErrorStream().readAllBytes());
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || p.exitValue() != 0) {
+                throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
+            }
+        } finally {
+            if (dev != null) {
+                dev.close();
+            }
         }
         int read = json.indexOf("\"read\" : {");
         long ioBytes = UringVsFioBench.number(json, read, "io_bytes");
@@ -320,7 +351,8 @@ public final class DirectVsFioBench {
         double cpuPct = Double.parseDouble(UringVsFioBench.field(json, 0, "usr_cpu"))
                 + Double.parseDouble(UringVsFioBench.field(json, 0, "sys_cpu"));
         double runtimeMs = Double.parseDouble(UringVsFioBench.field(json, 0, "job_runtime"));
-        return new Result("fio", workload(random), bw, iops, ios, cpuPct / 100 * runtimeMs * 1000 / ios, "");
+        return new Result("fio", workload(random), bw, iops, ios, cpuPct / 100 * runtimeMs * 1000 / ios,
+                dev == null ? "" : "(" + dev.note() + ")");
     }
 
     // ------------------------------------------------------------------ ours
@@ -336,6 +368,7 @@ public final class DirectVsFioBench {
         long cpu0;
         long cpu1;
         StreamStats stats;
+        DeviceSampler dev;
         try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
                 AioContext aio = AioContext.create(method, settings.aioConfig())) {
             BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo()); // empty shared buffers
@@ -372,6 +405,7 @@ public final class DirectVsFioBench {
                     flags = ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING;
                     ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
                 }
+                dev = DeviceSampler.of(file);
                 cpu0 = OS.getProcessCpuTime();
                 t0 = System.nanoTime();
                 try (ReadStream s = new ReadStream(session, rel, cb, flags, ring, opts)) {
@@ -382,6 +416,9 @@ public final class DirectVsFioBench {
                 }
                 t1 = System.nanoTime();
                 cpu1 = OS.getProcessCpuTime();
+                if (dev != null) {
+                    dev.close();
+                }
             } finally {
                 pool.close();
             }
@@ -393,8 +430,11 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
-        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits%s)",
-                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), ringNote(method, stats.ioCount()));
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits,"
+                + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s)%s",
+                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), stats.averageDistance(),
+                stats.maxDistance(), stats.capacity(), stats.maxIos(), stats.readsBeforeFullDepth(),
+                stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), dev == null ? "" : " (" + dev.note() + ")");
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),
                 (cpu1 - cpu0) / 1e3 / stats.ioCount(), note);
     }
@@ -413,6 +453,7 @@ public final class DirectVsFioBench {
         Random rnd = new Random(7);
         cold(file);
         int fd = org.pageio.posix.DirectIo.open(file, org.pageio.posix.OpenFlags.O_RDONLY, 0);
+        DeviceSampler dev = null;
         long ios = 0;
         long t0;
         long t1;
@@ -433,6 +474,7 @@ public final class DirectVsFioBench {
             long next = 0;
             int head = 0;
             int count = 0;
+            dev = DeviceSampler.of(file);
             cpu0 = OS.getProcessCpuTime();
             t0 = System.nanoTime();
             for (;;) {
@@ -468,13 +510,17 @@ public final class DirectVsFioBench {
             }
             t1 = System.nanoTime();
             cpu1 = OS.getProcessCpuTime();
+            if (dev != null) {
+                dev.close();
+            }
         } finally {
             org.pageio.posix.Posix.close(fd, file);
             DirectBenchAccess.stop(method);
         }
         double secs = (t1 - t0) / 1e9;
         return new Result("raw " + engine, workload(random), ios * (double) bs / secs, ios / secs, ios,
-                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager" + ringNote(method, ios) + ")");
+                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager" + ringNote(method, ios) + ")"
+                        + (dev == null ? "" : " (" + dev.note() + ")"));
     }
 
     /**
