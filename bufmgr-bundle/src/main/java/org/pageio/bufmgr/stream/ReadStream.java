@@ -378,8 +378,9 @@ public final class ReadStream implements AutoCloseable {
     /**
      * Whether a grouped stream is still deep enough to skip this look-ahead: reads are in flight
      * and fewer than a group of reads is free — an eighth of its read budget ({@code max_ios}), and
-     * at least {@value #GROUP_MIN_READS} — or fewer pins than an eighth of its look-ahead distance
-     * and than {@value #GROUP_MIN_READS} reads of the combine distance (at most half the distance).
+     * at least {@value #GROUP_MIN_READS} — or fewer than an eighth of its look-ahead distance in
+     * pins. (A stream whose pins run out before its reads, e.g. 127 pins at eic 16, still refills
+     * one read at a time: waiting for three reads' pins would cost it depth it cannot spare.)
      * Looking ahead at every consumed buffer would start one read per buffer, each in its own
      * submission (one system call per block for random reads, which cannot combine); waiting for a
      * group to free up sends them to the method several at a time, for a slightly lower average
@@ -390,9 +391,7 @@ public final class ReadStream implements AutoCloseable {
             return false;
         }
         int freePins = distance - pinned - forwarded - pendingLen;
-        int group = Math.max(GROUP_MIN_READS, maxIos / 8);
-        int groupPins = Math.max(Math.max(1, distance / 8), Math.min(GROUP_MIN_READS * combineDistance, distance / 2));
-        return maxIos - ios < group || freePins < groupPins;
+        return maxIos - ios < Math.max(GROUP_MIN_READS, maxIos / 8) || freePins < Math.max(1, distance / 8);
     }
 
     private long takeBlock() {
