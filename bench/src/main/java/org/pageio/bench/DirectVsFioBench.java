@@ -53,11 +53,13 @@ import org.pageio.posix.Residency;
  *
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
- *                        [--workloads seq|rand|both] [--raw] [--warmups 2] [--keep]
+ *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--keep]
  * </pre>
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
- * with the same reads through the AIO core and the method alone (no buffer manager).
+ * with the same reads through the AIO core and the method alone (no buffer manager);
+ * {@code --raw-groups 2,3} adds raw rows that submit exactly that many reads per
+ * {@code io_uring_enter} (io_uring plugs the block layer, so adjacent reads merge, only above 2).
  * Every pass also prints what the block device saw ({@link DeviceSampler}: reads and their average
  * size after merging, average queue depth, sampled reads in flight) and ours the stream's
  * look-ahead (average and largest distance, and after how many reads and buffers it first had
@@ -90,6 +92,7 @@ public final class DirectVsFioBench {
         boolean keep = false;
         boolean raw = false;
         int warmups = 2;
+        List<Integer> rawGroups = List.of();
         String workloads = "both";
         List<String> engines = List.of("io_uring");
         for (int i = 0; i < args.length; i++) {
@@ -103,9 +106,16 @@ public final class DirectVsFioBench {
                 case "--keep" -> keep = true;
                 case "--raw" -> raw = true;
                 case "--warmups" -> warmups = Integer.parseInt(args[++i]);
+                case "--raw-groups" -> {
+                    List<Integer> g = new ArrayList<>();
+                    for (String v : args[++i].split(",")) {
+                        g.add(Integer.parseInt(v.trim()));
+                    }
+                    rawGroups = List.copyOf(g);
+                }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
-                        + " --workloads seq|rand|both --raw --warmups N --keep");
+                        + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --keep");
             }
         }
         if (sizeMib < 1024) {
@@ -141,7 +151,7 @@ public final class DirectVsFioBench {
                                         + ours(dir, direct, file, blocks, random, Math.min(seconds, 3), engine).line());
                                 if (raw) {
                                     System.out.println("warm-up (not recorded): "
-                                            + raw(file, blocks, random, Math.min(seconds, 3), engine).line());
+                                            + raw(file, blocks, random, Math.min(seconds, 3), engine, 1).line());
                                 }
                             }
                         }
@@ -161,7 +171,10 @@ public final class DirectVsFioBench {
                         for (String engine : engines) {
                             all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
                             if (raw) {
-                                all.add(print(raw(file, blocks, random, seconds, engine)));
+                                all.add(print(raw(file, blocks, random, seconds, engine, 1)));
+                            }
+                            for (int g : rawGroups) {
+                                all.add(print(raw(file, blocks, random, seconds, engine, g)));
                             }
                         }
                         if (!fioFirst) {
@@ -184,7 +197,7 @@ public final class DirectVsFioBench {
             String w = workload(random);
             double fioBest = UringVsFioBench.stat(asUring(all), "fio", w, random, true);
             double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
-            for (String who : whos(engines, raw)) {
+            for (String who : whos(engines, raw, rawGroups)) {
                 double[] paired = pairedRatios(all, who, w, random);
                 System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f) (target %s)%n", w,
                         who, random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
@@ -222,15 +235,22 @@ public final class DirectVsFioBench {
         return new double[] {median, q[0], q[n - 1]};
     }
 
-    private static List<String> whos(List<String> engines, boolean raw) {
+    private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups) {
         List<String> whos = new ArrayList<>();
         for (String e : engines) {
             whos.add("direct " + e);
             if (raw) {
                 whos.add("raw " + e);
             }
+            for (int g : rawGroups) {
+                whos.add(rawName(e, g));
+            }
         }
         return whos;
+    }
+
+    private static String rawName(String engine, int group) {
+        return group == 1 ? "raw " + engine : "raw g" + group + " " + engine;
     }
 
     private static List<UringVsFioBench.Result> asUring(List<Result> rs) {
@@ -445,7 +465,7 @@ public final class DirectVsFioBench {
      * refilled in one batch, as a read stream does. Shows what of a gap to fio is the method's and
      * what is the buffer manager's ({@code --raw}).
      */
-    static Result raw(Path file, long blocks, boolean random, int seconds, String engine) throws Exception {
+    static Result raw(Path file, long blocks, boolean random, int seconds, String engine, int group) throws Exception {
         IoMethod method = DirectBenchAccess.create(engine);
         int depth = random ? RAND_DEPTH : SEQ_DEPTH;
         int bs = random ? StorageManager.BLCKSZ : SEQ_COMBINE * StorageManager.BLCKSZ;
@@ -487,9 +507,13 @@ public final class DirectVsFioBench {
                     count--;
                 }
                 boolean more = next < n && (!random || (next & 63) != 0 || System.nanoTime() < deadline);
-                if (more && count < depth) {
+                // group 1: refill every free slot in one submission as soon as one is free; group
+                // g: submissions of exactly g reads, each once g slots are free (or nothing is in
+                // flight), as a grouped read stream refills (--raw-groups: plugged or not)
+                if (more && count < depth && (depth - count >= group || count == 0)) {
                     s.enterBatchMode();
-                    while (count < depth && next < n) {
+                    int limit = group == 1 ? depth : count + group;
+                    while (count < depth && count < limit && next < n) {
                         int slot = (head + count) % depth;
                         long at = random ? rnd.nextLong(blocks) : next;
                         next++;
@@ -518,7 +542,7 @@ public final class DirectVsFioBench {
             DirectBenchAccess.stop(method);
         }
         double secs = (t1 - t0) / 1e9;
-        return new Result("raw " + engine, workload(random), ios * (double) bs / secs, ios / secs, ios,
+        return new Result(rawName(engine, group), workload(random), ios * (double) bs / secs, ios / secs, ios,
                 (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager" + ringNote(method, ios) + ")"
                         + (dev == null ? "" : " (" + dev.note() + ")"));
     }
