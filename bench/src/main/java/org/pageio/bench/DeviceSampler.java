@@ -8,8 +8,8 @@ import java.util.Locale;
 /**
  * What the block device under a file saw during one pass: the kernel's own counters from
  * {@code /sys/dev/block/MAJ:MIN/stat} at the start and end (reads completed and merged, sectors,
- * milliseconds reads spent queued or in service, milliseconds the device was busy) and, from a
- * sampler thread, the device's reads in flight ({@code /sys/dev/block/MAJ:MIN/inflight}) every
+ * milliseconds reads spent queued or in service, milliseconds the device was busy) and, with
+ * {@code --sample-inflight}, from a sampler thread, the device's reads in flight ({@code /sys/dev/block/MAJ:MIN/inflight}) every
  * {@value #SAMPLE_MICROS} µs. Structural figures, robust on a shared machine: the average request
  * size and queue depth the device was given do not depend on how fast the pass ran.
  *
@@ -42,14 +42,26 @@ final class DeviceSampler implements AutoCloseable {
     private long[] end;
     private long wall1;
 
-    private DeviceSampler(Path dir) throws IOException {
+    private DeviceSampler(Path dir, boolean sample) throws IOException {
         this.stat = dir.resolve("stat");
         this.inflight = dir.resolve("inflight");
         this.start = read(stat);
-        this.thread = new Thread(this::run, "device sampler");
-        thread.setDaemon(true);
-        thread.start();
+        if (sample) {
+            this.thread = new Thread(this::run, "device sampler");
+            thread.setDaemon(true);
+            thread.start();
+        } else {
+            this.thread = null;
+        }
     }
+
+    /**
+     * Whether passes also sample the device's reads in flight from a thread (bench flag
+     * {@code --sample-inflight}). Off by default: the counters before and after cost nothing during
+     * the pass, while a thread waking every millisecond on a two-vCPU machine may cost the pass it
+     * measures (random reads at depth 64 went 0.74 against 0.78 × fio with it, within the noise).
+     */
+    static volatile boolean sampleInflight;
 
     /** A sampler for the device holding {@code file}, or null when the kernel does not say which (no sysfs). */
     static DeviceSampler of(Path file) {
@@ -61,7 +73,7 @@ final class DeviceSampler implements AutoCloseable {
             if (!Files.isReadable(dir.resolve("stat")) || !Files.isReadable(dir.resolve("inflight"))) {
                 return null;
             }
-            return new DeviceSampler(dir);
+            return new DeviceSampler(dir, sampleInflight);
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return null;
         }
@@ -133,7 +145,9 @@ final class DeviceSampler implements AutoCloseable {
         wall1 = System.nanoTime();
         stop = true;
         try {
-            thread.join();
+            if (thread != null) {
+                thread.join();
+            }
             end = read(stat);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -181,6 +195,10 @@ final class DeviceSampler implements AutoCloseable {
             return "device: no figures";
         }
         long m = end[1] - start[1];
+        if (thread == null) {
+            return String.format(Locale.ROOT, "device: %d reads of %.0f kB (%d merged), depth %.1f (busy %.1f, %.0f%% busy)",
+                    reads(), requestBytes() / 1024, m, depth(), busyDepth(), 100 * utilization());
+        }
         return String.format(Locale.ROOT,
                 "device: %d reads of %.0f kB (%d merged), depth %.1f (busy %.1f, %.0f%% busy), sampled %.1f in %d"
                         + " samples [0: %.0f%%, 1-3: %.0f%%, 4-7: %.0f%%, 8-15: %.0f%%, 16+: %.0f%%]",

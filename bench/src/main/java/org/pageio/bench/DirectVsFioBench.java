@@ -53,7 +53,7 @@ import org.pageio.posix.Residency;
  *
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
- *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--keep]
+ *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep]
  * </pre>
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
@@ -61,7 +61,8 @@ import org.pageio.posix.Residency;
  * {@code --raw-groups 2,3} adds raw rows that submit exactly that many reads per
  * {@code io_uring_enter} (io_uring plugs the block layer, so adjacent reads merge, only above 2).
  * Every pass also prints what the block device saw ({@link DeviceSampler}: reads and their average
- * size after merging, average queue depth, sampled reads in flight) and ours the stream's
+ * size after merging, average queue depth; with {@code --sample-inflight} the reads in flight
+ * sampled every millisecond) and ours the stream's
  * look-ahead (average and largest distance, and after how many reads and buffers it first had
  * {@code effective_io_concurrency} reads in flight). The relation (default under
  * bench/target/direct-vs-fio) is deleted at the end unless --keep.
@@ -106,6 +107,7 @@ public final class DirectVsFioBench {
                 case "--keep" -> keep = true;
                 case "--raw" -> raw = true;
                 case "--warmups" -> warmups = Integer.parseInt(args[++i]);
+                case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
                 case "--raw-groups" -> {
                     List<Integer> g = new ArrayList<>();
                     for (String v : args[++i].split(",")) {
@@ -115,7 +117,7 @@ public final class DirectVsFioBench {
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
-                        + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --keep");
+                        + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --sample-inflight --keep");
             }
         }
         if (sizeMib < 1024) {
