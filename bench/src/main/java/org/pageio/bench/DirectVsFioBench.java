@@ -53,12 +53,19 @@ import org.pageio.posix.Residency;
  *
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
- *                        [--workloads seq|rand|both] [--raw] [--keep]
+ *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep]
  * </pre>
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
- * with the same reads through the AIO core and the method alone (no buffer manager).
- * The relation (default under bench/target/direct-vs-fio) is deleted at the end unless --keep.
+ * with the same reads through the AIO core and the method alone (no buffer manager);
+ * {@code --raw-groups 2,3} adds raw rows that submit exactly that many reads per
+ * {@code io_uring_enter} (io_uring plugs the block layer, so adjacent reads merge, only above 2).
+ * Every pass also prints what the block device saw ({@link DeviceSampler}: reads and their average
+ * size after merging, average queue depth; with {@code --sample-inflight} the reads in flight
+ * sampled every millisecond) and ours the stream's
+ * look-ahead (average and largest distance, and after how many reads and buffers it first had
+ * {@code effective_io_concurrency} reads in flight). The relation (default under
+ * bench/target/direct-vs-fio) is deleted at the end unless --keep.
  */
 public final class DirectVsFioBench {
 
@@ -85,6 +92,8 @@ public final class DirectVsFioBench {
         int rounds = 3;
         boolean keep = false;
         boolean raw = false;
+        int warmups = 2;
+        List<Integer> rawGroups = List.of();
         String workloads = "both";
         List<String> engines = List.of("io_uring");
         for (int i = 0; i < args.length; i++) {
@@ -97,9 +106,18 @@ public final class DirectVsFioBench {
                 case "--workloads" -> workloads = args[++i];
                 case "--keep" -> keep = true;
                 case "--raw" -> raw = true;
+                case "--warmups" -> warmups = Integer.parseInt(args[++i]);
+                case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
+                case "--raw-groups" -> {
+                    List<Integer> g = new ArrayList<>();
+                    for (String v : args[++i].split(",")) {
+                        g.add(Integer.parseInt(v.trim()));
+                    }
+                    rawGroups = List.copyOf(g);
+                }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
-                        + " --workloads seq|rand|both --raw --keep");
+                        + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --sample-inflight --keep");
             }
         }
         if (sizeMib < 1024) {
@@ -120,24 +138,29 @@ public final class DirectVsFioBench {
             try {
                 prepare(rel, blocks);
                 rel.close();
-                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment; %s%n", file, sizeMib, blocks,
-                        UringVsFioBench.fioVersion());
+                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment, on %s; %s; load average %s%n",
+                        file, sizeMib, blocks, DeviceSampler.name(file), UringVsFioBench.fioVersion(), loadAverage());
                 // Warm-up, not recorded: the first passes in a JVM run interpreted and pay for JIT
                 // compilation, which on a 1 GiB pass at GB/s is most of the pass.
-                for (String engine : engines) {
-                    for (boolean random : new boolean[] {false, true}) {
-                        if (!workloads.equals(random ? "seq" : "rand")) {
-                            System.out.println("warm-up (not recorded): "
-                                    + ours(dir, direct, file, blocks, random, Math.min(seconds, 3), engine).line());
-                            if (raw) {
+                // Two by default: a 1 GiB sequential pass lasts about half a second, and C2 was still
+                // compiling (its threads' CPU counted in the process's) through the first recorded
+                // round after one warm-up pass (72-85 µs CPU per read there, 20-30 in later rounds).
+                for (int w = 0; w < warmups; w++) {
+                    for (String engine : engines) {
+                        for (boolean random : new boolean[] {false, true}) {
+                            if (!workloads.equals(random ? "seq" : "rand")) {
                                 System.out.println("warm-up (not recorded): "
-                                        + raw(file, blocks, random, Math.min(seconds, 3), engine).line());
+                                        + ours(dir, direct, file, blocks, random, Math.min(seconds, 3), engine).line());
+                                if (raw) {
+                                    System.out.println("warm-up (not recorded): "
+                                            + raw(file, blocks, random, Math.min(seconds, 3), engine, 1).line());
+                                }
                             }
                         }
                     }
                 }
                 for (int round = 1; round <= rounds; round++) {
-                    System.out.println("--- round " + round);
+                    System.out.println("--- round " + round + " (load average " + loadAverage() + ")");
                     UringVsFioBench.prime(file, blocks * StorageManager.BLCKSZ);
                     for (boolean random : new boolean[] {false, true}) {
                         if (workloads.equals(random ? "seq" : "rand")) {
@@ -150,7 +173,10 @@ public final class DirectVsFioBench {
                         for (String engine : engines) {
                             all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
                             if (raw) {
-                                all.add(print(raw(file, blocks, random, seconds, engine)));
+                                all.add(print(raw(file, blocks, random, seconds, engine, 1)));
+                            }
+                            for (int g : rawGroups) {
+                                all.add(print(raw(file, blocks, random, seconds, engine, g)));
                             }
                         }
                         if (!fioFirst) {
@@ -173,7 +199,7 @@ public final class DirectVsFioBench {
             String w = workload(random);
             double fioBest = UringVsFioBench.stat(asUring(all), "fio", w, random, true);
             double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
-            for (String who : whos(engines, raw)) {
+            for (String who : whos(engines, raw, rawGroups)) {
                 double[] paired = pairedRatios(all, who, w, random);
                 System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f) (target %s)%n", w,
                         who, random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
@@ -211,15 +237,22 @@ public final class DirectVsFioBench {
         return new double[] {median, q[0], q[n - 1]};
     }
 
-    private static List<String> whos(List<String> engines, boolean raw) {
+    private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups) {
         List<String> whos = new ArrayList<>();
         for (String e : engines) {
             whos.add("direct " + e);
             if (raw) {
                 whos.add("raw " + e);
             }
+            for (int g : rawGroups) {
+                whos.add(rawName(e, g));
+            }
         }
         return whos;
+    }
+
+    private static String rawName(String engine, int group) {
+        return group == 1 ? "raw " + engine : "raw g" + group + " " + engine;
     }
 
     private static List<UringVsFioBench.Result> asUring(List<Result> rs) {
@@ -228,6 +261,16 @@ public final class DirectVsFioBench {
             out.add(new UringVsFioBench.Result(r.who(), r.workload(), r.bytesPerSecond(), r.iops(), r.ios()));
         }
         return out;
+    }
+
+    /** The first three fields of /proc/loadavg, for the record next to each round. */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     static String workload(boolean random) {
@@ -305,11 +348,21 @@ public final class DirectVsFioBench {
         if (random) {
             cmd.add("--runtime=" + seconds);
         }
-        Process p = new ProcessBuilder(cmd).start();
-        String json = new String(p.getInputStream().readAllBytes());
-        String err = new String(p.getErrorStream().readAllBytes());
-        if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
+        Process p;
+        String json;
+        String err;
+        DeviceSampler dev = DeviceSampler.of(file);
+        try {
+            p = new ProcessBuilder(cmd).start();
+            json = new String(p.getInputStream().readAllBytes());
+            err = new String(p.getErrorStream().readAllBytes());
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || p.exitValue() != 0) {
+                throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
+            }
+        } finally {
+            if (dev != null) {
+                dev.close();
+            }
         }
         int read = json.indexOf("\"read\" : {");
         long ioBytes = UringVsFioBench.number(json, read, "io_bytes");
@@ -320,7 +373,8 @@ public final class DirectVsFioBench {
         double cpuPct = Double.parseDouble(UringVsFioBench.field(json, 0, "usr_cpu"))
                 + Double.parseDouble(UringVsFioBench.field(json, 0, "sys_cpu"));
         double runtimeMs = Double.parseDouble(UringVsFioBench.field(json, 0, "job_runtime"));
-        return new Result("fio", workload(random), bw, iops, ios, cpuPct / 100 * runtimeMs * 1000 / ios, "");
+        return new Result("fio", workload(random), bw, iops, ios, cpuPct / 100 * runtimeMs * 1000 / ios,
+                dev == null ? "" : "(" + dev.note() + ")");
     }
 
     // ------------------------------------------------------------------ ours
@@ -336,6 +390,7 @@ public final class DirectVsFioBench {
         long cpu0;
         long cpu1;
         StreamStats stats;
+        DeviceSampler dev;
         try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
                 AioContext aio = AioContext.create(method, settings.aioConfig())) {
             BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo()); // empty shared buffers
@@ -372,6 +427,7 @@ public final class DirectVsFioBench {
                     flags = ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING;
                     ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
                 }
+                dev = DeviceSampler.of(file);
                 cpu0 = OS.getProcessCpuTime();
                 t0 = System.nanoTime();
                 try (ReadStream s = new ReadStream(session, rel, cb, flags, ring, opts)) {
@@ -382,6 +438,9 @@ public final class DirectVsFioBench {
                 }
                 t1 = System.nanoTime();
                 cpu1 = OS.getProcessCpuTime();
+                if (dev != null) {
+                    dev.close();
+                }
             } finally {
                 pool.close();
             }
@@ -393,8 +452,11 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
-        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits%s)",
-                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), ringNote(method, stats.ioCount()));
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits,"
+                + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s)%s",
+                stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), stats.averageDistance(),
+                stats.maxDistance(), stats.capacity(), stats.maxIos(), stats.readsBeforeFullDepth(),
+                stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), dev == null ? "" : " (" + dev.note() + ")");
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),
                 (cpu1 - cpu0) / 1e3 / stats.ioCount(), note);
     }
@@ -405,7 +467,7 @@ public final class DirectVsFioBench {
      * refilled in one batch, as a read stream does. Shows what of a gap to fio is the method's and
      * what is the buffer manager's ({@code --raw}).
      */
-    static Result raw(Path file, long blocks, boolean random, int seconds, String engine) throws Exception {
+    static Result raw(Path file, long blocks, boolean random, int seconds, String engine, int group) throws Exception {
         IoMethod method = DirectBenchAccess.create(engine);
         int depth = random ? RAND_DEPTH : SEQ_DEPTH;
         int bs = random ? StorageManager.BLCKSZ : SEQ_COMBINE * StorageManager.BLCKSZ;
@@ -413,6 +475,7 @@ public final class DirectVsFioBench {
         Random rnd = new Random(7);
         cold(file);
         int fd = org.pageio.posix.DirectIo.open(file, org.pageio.posix.OpenFlags.O_RDONLY, 0);
+        DeviceSampler dev = null;
         long ios = 0;
         long t0;
         long t1;
@@ -433,6 +496,7 @@ public final class DirectVsFioBench {
             long next = 0;
             int head = 0;
             int count = 0;
+            dev = DeviceSampler.of(file);
             cpu0 = OS.getProcessCpuTime();
             t0 = System.nanoTime();
             for (;;) {
@@ -445,9 +509,13 @@ public final class DirectVsFioBench {
                     count--;
                 }
                 boolean more = next < n && (!random || (next & 63) != 0 || System.nanoTime() < deadline);
-                if (more && count < depth) {
+                // group 1: refill every free slot in one submission as soon as one is free; group
+                // g: submissions of exactly g reads, each once g slots are free (or nothing is in
+                // flight), as a grouped read stream refills (--raw-groups: plugged or not)
+                if (more && count < depth && (depth - count >= group || count == 0)) {
                     s.enterBatchMode();
-                    while (count < depth && next < n) {
+                    int limit = group == 1 ? depth : count + group;
+                    while (count < depth && count < limit && next < n) {
                         int slot = (head + count) % depth;
                         long at = random ? rnd.nextLong(blocks) : next;
                         next++;
@@ -468,13 +536,17 @@ public final class DirectVsFioBench {
             }
             t1 = System.nanoTime();
             cpu1 = OS.getProcessCpuTime();
+            if (dev != null) {
+                dev.close();
+            }
         } finally {
             org.pageio.posix.Posix.close(fd, file);
             DirectBenchAccess.stop(method);
         }
         double secs = (t1 - t0) / 1e9;
-        return new Result("raw " + engine, workload(random), ios * (double) bs / secs, ios / secs, ios,
-                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager" + ringNote(method, ios) + ")");
+        return new Result(rawName(engine, group), workload(random), ios * (double) bs / secs, ios / secs, ios,
+                (cpu1 - cpu0) / 1e3 / ios, "(AIO core + method only, no buffer manager" + ringNote(method, ios) + ")"
+                        + (dev == null ? "" : " (" + dev.note() + ")"));
     }
 
     /**

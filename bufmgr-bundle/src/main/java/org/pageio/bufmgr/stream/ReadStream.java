@@ -27,6 +27,16 @@ import org.pageio.posix.PosixException;
  * {@code (max_ios + 1) × io_combine_limit} buffers are pinned, capped by the strategy ring and the
  * session's share of {@code shared_buffers}.
  *
+ * <p>Direct I/O (the pool's {@code directIo}, or a method that bypasses the page cache): no
+ * kernel read-ahead stands behind the stream, so a {@link #SEQUENTIAL} stream starts at full
+ * combine size, and under {@code pg19} the read-ahead distance doubles after every read that
+ * needed I/O (PostgreSQL 18's rule), not only after a wait. Every such read is a device read; a
+ * device that keeps up with the consumer for the first few reads would otherwise leave the
+ * distance at one or two reads until a wait came, and the ramp-up would depend on timing. With the
+ * rule, a cold scan has {@code max_ios} reads in flight after {@code log2(max_pinned /
+ * io_combine_limit)} reads have been consumed, whatever the device's speed. Hits decay the
+ * distance as before.
+ *
  * <h2>Queue</h2>
  * A circular array of pinned buffer ids of {@code max_pinned + 1} slots plus an overflow zone of
  * {@code io_combine_limit - 1}, so a combined read always fills a contiguous slice; what lands in
@@ -51,6 +61,17 @@ public final class ReadStream implements AutoCloseable {
     /** Run the look-ahead in AIO batch mode (the callback promises not to block on others). */
     public static final int USE_BATCHING = 8;
 
+    /**
+     * The fewest reads a grouped stream ({@link #USE_BATCHING}) sends to the method in one refill
+     * once it is deep. Linux's io_uring plugs the block layer only for a submission of more than
+     * two SQEs ({@code io_submit_state_start}: {@code need_plug = max_ios > 2}); only under a plug
+     * are adjacent reads merged into one device request before they reach the device. A
+     * sequential scan over O_DIRECT that refills two 128 kB reads at a time (an eighth of
+     * {@code effective_io_concurrency} 16) gave the device 130 kB requests, where fio's made 660
+     * kB–1 MB ones (directio-bundle's README, "Device depth and request size").
+     */
+    static final int GROUP_MIN_READS = 3;
+
     /** What the block callback returns at the end of the stream. */
     public static final long END = -1L;
 
@@ -71,6 +92,11 @@ public final class ReadStream implements AutoCloseable {
     private final BufferAccessStrategy strategy;
     private final boolean pg19;
     private final boolean advise;
+    /**
+     * The reads bypass the page cache (O_DIRECT): every read that needs I/O is a device read, and
+     * there is no kernel read-ahead behind the stream.
+     */
+    private final boolean direct;
     private final int ioCombineLimit;
     private final int maxIos;
     private final int maxPinned;
@@ -174,6 +200,7 @@ public final class ReadStream implements AutoCloseable {
         // Direct I/O (the storage manager's O_DIRECT, or a method that bypasses the page cache on
         // its own) gets no kernel read-ahead and no use of advice.
         boolean direct = s.directIo() || session.pool().method().bypassesPageCache();
+        this.direct = direct;
         this.advise = session.pool().defersReads() && !direct && (flags & SEQUENTIAL) == 0;
         this.queueSize = maxPinned + 1;
         this.queue = new int[queueSize + ioCombineLimit - 1];
@@ -190,6 +217,7 @@ public final class ReadStream implements AutoCloseable {
         this.distance = start;
         this.combineDistance = start;
         stats.capacity = maxPinned;
+        stats.maxIos = maxIos;
     }
 
     /** A callback that yields {@code first, first + 1, …, first + count - 1}. */
@@ -262,6 +290,8 @@ public final class ReadStream implements AutoCloseable {
         stats.returned++;
         stats.pinnedSum += pinned;
         stats.pinnedMax = Math.max(stats.pinnedMax, pinned);
+        stats.distanceSum += distance;
+        stats.distanceMax = Math.max(stats.distanceMax, distance);
         pinned--;
         oldestBuffer = (slot + 1) % queueSize;
         lookAhead();
@@ -270,7 +300,7 @@ public final class ReadStream implements AutoCloseable {
 
     private void afterIo(boolean waited) {
         if (pg19) {
-            if (waited) {
+            if (waited || direct) {
                 distance = Math.min(distance * 2, maxPinned);
             }
             combineDistance = Math.min(Math.min(combineDistance * 2, ioCombineLimit), maxPinned);
@@ -347,18 +377,21 @@ public final class ReadStream implements AutoCloseable {
 
     /**
      * Whether a grouped stream is still deep enough to skip this look-ahead: reads are in flight
-     * and fewer than an eighth of its read budget ({@code max_ios}) or of its look-ahead distance
-     * is free. Looking ahead at every consumed buffer would start one read per buffer, each in its
-     * own submission (one system call per block for random reads, which cannot combine); waiting
-     * for an eighth to free up sends them to the method several at a time, for a slightly lower
-     * average depth. Progress: with reads in flight the consumer waits for one or releases pins.
+     * and fewer than a group of reads is free — an eighth of its read budget ({@code max_ios}), and
+     * at least {@value #GROUP_MIN_READS} — or fewer than an eighth of its look-ahead distance in
+     * pins. (A stream whose pins run out before its reads, e.g. 127 pins at eic 16, still refills
+     * one read at a time: waiting for three reads' pins would cost it depth it cannot spare.)
+     * Looking ahead at every consumed buffer would start one read per buffer, each in its own
+     * submission (one system call per block for random reads, which cannot combine); waiting for a
+     * group to free up sends them to the method several at a time, for a slightly lower average
+     * depth. Progress: with reads in flight the consumer waits for one or releases pins.
      */
     private boolean deep() {
         if (!grouped || ios == 0) {
             return false;
         }
         int freePins = distance - pinned - forwarded - pendingLen;
-        return maxIos - ios < Math.max(1, maxIos / 8) || freePins < Math.max(1, distance / 8);
+        return maxIos - ios < Math.max(GROUP_MIN_READS, maxIos / 8) || freePins < Math.max(1, distance / 8);
     }
 
     private long takeBlock() {
@@ -424,6 +457,10 @@ public final class ReadStream implements AutoCloseable {
             stats.ios++;
             stats.ioBlocks += n;
             stats.inProgressSum += ios;
+            if (ios == maxIos && stats.fullDepthIos < 0) {
+                stats.fullDepthIos = stats.ios;
+                stats.fullDepthReturned = stats.returned;
+            }
             if (!op.readIssued() && !session.pool().defersReads()) {
                 // a read already in flight (ours or another session's), to be waited for, not
                 // repeated (io_method=sync defers every read to the wait, so nothing is adopted)

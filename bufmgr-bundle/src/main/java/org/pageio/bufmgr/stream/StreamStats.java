@@ -4,7 +4,8 @@ package org.pageio.bufmgr.stream;
  * A read stream's counters, for an EXPLAIN (ANALYZE, IO)-style report (PostgreSQL 19's
  * {@code IOStats}): prefetch distance (average and most buffers pinned when a buffer was
  * returned, and the capacity), I/O count, average I/O size, waits and wait time, and the average
- * number of I/Os in flight when one was issued. Written by the stream's thread only.
+ * number of I/Os in flight when one was issued; the look-ahead distance (average, largest) and how
+ * soon the stream first had {@code max_ios} reads in flight. Written by the stream's thread only.
  */
 public final class StreamStats {
 
@@ -20,6 +21,11 @@ public final class StreamStats {
     long hits;
     long adoptedBlocks;
     long advice;
+    long maxIos;
+    long distanceSum;
+    long distanceMax;
+    long fullDepthReturned = -1;
+    long fullDepthIos = -1;
 
     public long capacity() {
         return capacity;
@@ -73,6 +79,40 @@ public final class StreamStats {
      */
     public long adoptedBlocks() {
         return adoptedBlocks;
+    }
+
+    /** The most reads this stream may have in flight ({@code max_ios}). */
+    public long maxIos() {
+        return maxIos;
+    }
+
+    /**
+     * The look-ahead distance (in buffers) averaged over the buffers returned: with
+     * {@code read_stream_lookahead = pg19}, the read-ahead distance; with {@code pg18}, the one
+     * distance.
+     */
+    public double averageDistance() {
+        return returned == 0 ? 0 : (double) distanceSum / returned;
+    }
+
+    public long maxDistance() {
+        return distanceMax;
+    }
+
+    /**
+     * How many buffers the consumer had been given when the stream first had {@link #maxIos()}
+     * reads in flight (started, not yet consumed), or -1 if it never had: how fast the look-ahead
+     * ramps up. Over direct I/O the figure does not depend on the device's speed (the distance
+     * doubles on every read); over a buffered method it depends on when the consumer waits (see the
+     * read stream's class comment).
+     */
+    public long buffersBeforeFullDepth() {
+        return fullDepthReturned;
+    }
+
+    /** How many reads the stream had started when it first had {@link #maxIos()} in flight, or -1. */
+    public long readsBeforeFullDepth() {
+        return fullDepthIos;
     }
 
     /** posix_fadvise(WILLNEED) calls made (io_method=sync only). */

@@ -1,0 +1,148 @@
+package org.pageio.bufmgr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.bufmgr.stream.StreamStats;
+import org.pageio.posix.CallState;
+
+/**
+ * A cold sequential scan over direct I/O (issue 6): no kernel read-ahead stands behind the stream,
+ * so its own look-ahead must reach {@code effective_io_concurrency} reads in flight within the first
+ * few reads, whatever the device's speed, and once deep it refills in groups of at least three reads
+ * (io_uring plugs the block layer, which merges adjacent reads, only for submissions of three or
+ * more). Structural: counts reads and submissions, never time.
+ */
+class ReadStreamDirectRampTest extends PoolTestBase {
+
+    static final int EIC = 16;
+    static final int COMBINE = 16;
+    static final int BLOCKS = 2048; // 128 reads of 16 blocks
+
+    /**
+     * A method that bypasses the page cache and records every submission's size. With
+     * {@code latencyNanos} 0 it performs each read (a real {@code preadv}) inside {@code submit},
+     * so every read is complete before the stream asks for it and the consumer never waits: a
+     * device faster than the consumer. Otherwise four threads complete each read after that
+     * latency, and the consumer waits as on a cold scan of a real device.
+     */
+    static final class DirectLike implements IoMethod, AutoCloseable {
+        final List<Integer> submissions = new CopyOnWriteArrayList<>();
+        private final long latencyNanos;
+        private final ExecutorService threads;
+        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+
+        DirectLike(long latencyNanos) {
+            this.latencyNanos = latencyNanos;
+            this.threads = latencyNanos == 0 ? null : Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "test device");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        @Override
+        public String name() {
+            return "test-direct";
+        }
+
+        @Override
+        public boolean bypassesPageCache() {
+            return true;
+        }
+
+        @Override
+        public int submit(IoHandle[] handles, int count) {
+            submissions.add(count);
+            for (int i = 0; i < count; i++) {
+                IoHandle h = handles[i];
+                if (threads == null) {
+                    h.performSynchronously(cs.get());
+                } else {
+                    threads.execute(() -> {
+                        java.util.concurrent.locks.LockSupport.parkNanos(latencyNanos);
+                        h.performSynchronously(cs.get());
+                    });
+                }
+            }
+            return count;
+        }
+
+        @Override
+        public void close() {
+            if (threads != null) {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    StreamStats scan(DirectLike m, int flags) throws Exception {
+        closeLast.add(m);
+        // 2048 / 4 sessions = 512 pins per session: the stream's own budget, (16 + 1) × 16 = 272, applies
+        pool(m, small().sharedBuffers(2048).maxSessions(4).effectiveIoConcurrency(EIC).ioCombineLimit(COMBINE).build());
+        SmgrRelation rel = relation(61001, BLOCKS);
+        try (BufferSession s = pool.openSession("client");
+                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, BLOCKS), flags, null)) {
+            assertEquals(EIC, stream.maxIos());
+            assertEquals((EIC + 1) * COMBINE, stream.maxPinned());
+            for (long blk = 0; blk < BLOCKS; blk++) {
+                int buf = stream.next();
+                assertNull(TestPages.check(61001, blk, s.page(buf)));
+                s.releaseBuffer(buf);
+            }
+            assertEquals(-1, stream.next());
+            StreamStats st = stream.stats();
+            assertEquals(BLOCKS / COMBINE, st.ioCount(), "every read 16 blocks long: " + st);
+            return st;
+        }
+    }
+
+    @Test
+    void aColdDirectScanReachesFullDepthWithinTheFirstReadsEvenWhenItNeverWaits() throws Exception {
+        DirectLike m = new DirectLike(0);
+        StreamStats st = scan(m, ReadStream.SEQUENTIAL);
+        assertEquals(0, st.waits(), "every read completed in submit: " + st);
+        // the distance doubles on every read consumed (16, 32, 64, 128, 256, 272 buffers): 16 reads
+        // in flight once the fifth read was consumed (a grouped refill may wait for the sixth's
+        // head); under PostgreSQL 19's wait-only rule a stream that never waits stays at one read
+        // in flight (before this rule: 195 buffers on a real device, bench/direct-vs-fio.sh)
+        assertTrue(st.buffersBeforeFullDepth() >= 0 && st.buffersBeforeFullDepth() <= 6 * COMBINE,
+                "16 reads in flight only after " + st.buffersBeforeFullDepth() + " buffers: " + st);
+        assertTrue(st.readsBeforeFullDepth() <= 6 + EIC, st.readsBeforeFullDepth() + " reads before full depth: " + st);
+        assertEquals((EIC + 1) * COMBINE, st.maxDistance());
+        assertTrue(st.averageIosInProgress() > EIC - 2, "average reads in flight: " + st);
+    }
+
+    @Test
+    void aColdDirectScanOnASlowDeviceReachesFullDepthAsFast() throws Exception {
+        DirectLike m = new DirectLike(300_000);
+        StreamStats st = scan(m, ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING);
+        assertTrue(st.buffersBeforeFullDepth() >= 0 && st.buffersBeforeFullDepth() <= 6 * COMBINE,
+                "16 reads in flight only after " + st.buffersBeforeFullDepth() + " buffers: " + st);
+    }
+
+    @Test
+    void onceDeepAGroupedDirectScanSubmitsAtLeastThreeReadsAtATime() throws Exception {
+        DirectLike m = new DirectLike(0);
+        StreamStats st = scan(m, ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING);
+        int reads = m.submissions.stream().mapToInt(Integer::intValue).sum();
+        assertEquals(BLOCKS / COMBINE, reads);
+        // the ramp-up starts reads one or two at a time (at most 5 submissions before full depth)
+        // and the stream's end may leave a short last group; every other refill has 3 or more,
+        // where an eighth of 16 would send 2 (no plug, no merged device requests)
+        long small = m.submissions.stream().filter(n -> n < 3).count();
+        assertTrue(small <= 7, small + " submissions of fewer than 3 reads: " + m.submissions + " " + st);
+        assertTrue(m.submissions.size() <= reads / 3 + 7, m.submissions.size() + " submissions: " + m.submissions);
+    }
+}
