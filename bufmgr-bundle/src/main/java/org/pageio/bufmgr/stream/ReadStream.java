@@ -100,6 +100,12 @@ public final class ReadStream implements AutoCloseable {
     private final int ioCombineLimit;
     private final int maxIos;
     private final int maxPinned;
+    /**
+     * Free reads a grouped refill waits for: an eighth of {@code max_ios}, at least
+     * {@value #GROUP_MIN_READS} once {@code max_ios} is 12 or more (a smaller budget would lose
+     * too much of its depth waiting for three reads), at least 1.
+     */
+    private final int readGroup;
     private final int readFlags;
     /**
      * Refill in groups ({@link #USE_BATCHING} and at least 8 reads allowed in flight): see
@@ -187,6 +193,7 @@ public final class ReadStream implements AutoCloseable {
                 ? ts.maintenanceIoConcurrency(options.ioConcurrency() == inherit ? s.maintenanceIoConcurrency() : options.ioConcurrency())
                 : ts.effectiveIoConcurrency(options.ioConcurrency() == inherit ? s.effectiveIoConcurrency() : options.ioConcurrency());
         this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
+        this.readGroup = maxIos >= 4 * GROUP_MIN_READS ? Math.max(GROUP_MIN_READS, maxIos / 8) : Math.max(1, maxIos / 8);
         this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
         this.grouped = (flags & USE_BATCHING) != 0 && maxIos >= 8;
         int pins = (maxIos + 1) * ioCombineLimit;
@@ -378,7 +385,7 @@ public final class ReadStream implements AutoCloseable {
     /**
      * Whether a grouped stream is still deep enough to skip this look-ahead: reads are in flight
      * and fewer than a group of reads is free — an eighth of its read budget ({@code max_ios}), and
-     * at least {@value #GROUP_MIN_READS} — or fewer than an eighth of its look-ahead distance in
+     * at least {@value #GROUP_MIN_READS} from 12 on ({@link #readGroup}) — or fewer than an eighth of its look-ahead distance in
      * pins. (A stream whose pins run out before its reads, e.g. 127 pins at eic 16, still refills
      * one read at a time: waiting for three reads' pins would cost it depth it cannot spare.)
      * Looking ahead at every consumed buffer would start one read per buffer, each in its own
@@ -391,7 +398,7 @@ public final class ReadStream implements AutoCloseable {
             return false;
         }
         int freePins = distance - pinned - forwarded - pendingLen;
-        return maxIos - ios < Math.max(GROUP_MIN_READS, maxIos / 8) || freePins < Math.max(1, distance / 8);
+        return maxIos - ios < readGroup || freePins < Math.max(1, distance / 8);
     }
 
     private long takeBlock() {
