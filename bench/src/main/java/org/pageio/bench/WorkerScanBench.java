@@ -108,7 +108,8 @@ public class WorkerScanBench {
 
         /**
          * More worker scans in each {@code paired} operation, to compare variants in one run:
-         * {@code postgres} (PostgreSQL's wake-up rules exactly), {@code spin} (one worker polls the
+         * {@code pageio} (pageio's wake-up rule instead of PostgreSQL's, the default: worker-bundle's
+         * README, "Where the hand-off cost goes"), {@code spin} (one worker polls the
          * empty queue for {@code spinMicros} before it sleeps), {@code all} (both); {@code none}:
          * sync and worker only.
          */
@@ -131,9 +132,9 @@ public class WorkerScanBench {
         long scans;
         final Tally syncTally = new Tally("sync");
         final Tally workerTally = new Tally("worker");
-        final Tally pgTally = new Tally("worker, PostgreSQL's wake-up rules");
+        final Tally altTally = new Tally("worker, pageio's wake-up rule");
         final Tally spinTally = new Tally("worker, polling");
-        Scan workerPg;
+        Scan workerAlt;
         Scan workerSpin;
         /** The scans of one paired operation: sync, worker, then the variants. */
         Scan[] scanList;
@@ -159,13 +160,13 @@ public class WorkerScanBench {
             WorkerSettings ws = WorkerSettings.of(Math.min(2, maxWorkers), maxWorkers,
                     WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS, WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS);
             worker = new Scan(this, s, new WorkerIoMethod(ws));
-            if (compare.equals("postgres") || compare.equals("all")) {
-                workerPg = new Scan(this, s, new WorkerIoMethod(ws, true, 0));
+            if (compare.equals("pageio") || compare.equals("all")) {
+                workerAlt = new Scan(this, s, new WorkerIoMethod(ws, false, 0));
             }
             if (compare.equals("spin") || compare.equals("all")) {
-                workerSpin = new Scan(this, s, new WorkerIoMethod(ws, false, spinMicros));
+                workerSpin = new Scan(this, s, new WorkerIoMethod(ws, true, spinMicros));
             }
-            scanList = java.util.stream.Stream.of(sync, worker, workerPg, workerSpin).filter(java.util.Objects::nonNull)
+            scanList = java.util.stream.Stream.of(sync, worker, workerAlt, workerSpin).filter(java.util.Objects::nonNull)
                     .toArray(Scan[]::new);
             java.util.List<int[]> perms = new java.util.ArrayList<>();
             permute(new int[scanList.length], 0, new boolean[scanList.length], perms);
@@ -173,7 +174,7 @@ public class WorkerScanBench {
             // one scan each before anything is measured: JIT, and the file in the page cache
             sync.scan();
             worker.scan();
-            for (Scan x : new Scan[] {workerPg, workerSpin}) {
+            for (Scan x : new Scan[] {workerAlt, workerSpin}) {
                 if (x != null) {
                     x.scan();
                 }
@@ -188,7 +189,7 @@ public class WorkerScanBench {
                         cache, maxWorkers, scans, fileMiB, syncTally.ms / scans, workerTally.ms / scans,
                         syncTally.ms / workerTally.ms, syncTally.issuerCpuMs / scans, workerTally.issuerCpuMs / scans,
                         workerTally.poolCpuMs / scans);
-                for (Tally x : new Tally[] {workerPg == null ? null : pgTally, workerSpin == null ? null : spinTally}) {
+                for (Tally x : new Tally[] {workerAlt == null ? null : altTally, workerSpin == null ? null : spinTally}) {
                     if (x != null) {
                         System.out.printf(Locale.ROOT, "[%s, io_max_workers %d] %s: %.1f ms, speed %.2fx sync;"
                                 + " CPU per scan: issuer %.1f ms + I/O workers %.1f ms%n", cache, maxWorkers, x.name,
@@ -197,8 +198,8 @@ public class WorkerScanBench {
                 }
                 System.out.println(syncTally.perIo());
                 System.out.println(workerTally.perIo());
-                if (workerPg != null) {
-                    System.out.println(pgTally.perIo());
+                if (workerAlt != null) {
+                    System.out.println(altTally.perIo());
                 }
                 if (workerSpin != null) {
                     System.out.println(spinTally.perIo());
@@ -210,7 +211,7 @@ public class WorkerScanBench {
             System.out.println("[worker stat_io] " + worker.statLine());
             sync.close();
             worker.close();
-            for (Scan x : new Scan[] {workerPg, workerSpin}) {
+            for (Scan x : new Scan[] {workerAlt, workerSpin}) {
                 if (x != null) {
                     x.close();
                 }
@@ -375,7 +376,7 @@ public class WorkerScanBench {
         for (int k = 0; k < n; k++) {
             Scan scan = scans[order[k]];
             Tally tally = scan == d.sync ? d.syncTally : scan == d.worker ? d.workerTally
-                    : scan == d.workerPg ? d.pgTally : d.spinTally;
+                    : scan == d.workerAlt ? d.altTally : d.spinTally;
             d.prepare();
             tally.begin(d, scan);
             long cpu0 = d.mx.getCurrentThreadCpuTime();

@@ -227,12 +227,14 @@ final class WorkerPool {
      * a worker that dequeued wakes the lowest idle one above itself whenever more is queued; take
      * back only with no worker idle) instead of pageio's (wake only when more is queued than the
      * awake workers take next; README, "Where the hand-off cost goes"). For comparing the two in
-     * one run ({@code WorkerScanBench}), or with {@code -Dpageio.worker.wakeRule=postgres}.
+     * one run ({@code WorkerScanBench}). The default: pageio's rule saved no CPU on a warm scan and
+     * cost more on a cold one on a quiet machine (README); {@code -Dpageio.worker.wakeRule=pageio}
+     * selects it.
      */
     final boolean pgWakeRule;
 
     WorkerPool(WorkerSettings settings) {
-        this(settings, "postgres".equals(System.getProperty("pageio.worker.wakeRule")));
+        this(settings, !"pageio".equals(System.getProperty("pageio.worker.wakeRule")));
     }
 
     /** How long a worker polls the queue before it sleeps (one at a time); 0: off. */

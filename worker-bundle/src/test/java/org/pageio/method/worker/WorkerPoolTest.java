@@ -94,6 +94,12 @@ class WorkerPoolTest {
         ctx = AioContext.create(method, new AioConfig(8, handlesPerSession, 16));
     }
 
+    /** As {@link #start(WorkerSettings)} with pageio's wake-up rule instead of PostgreSQL's (the default). */
+    private void startWithPageioWakeRule(WorkerSettings s) {
+        method = new WorkerIoMethod(s, false);
+        ctx = AioContext.create(method, new AioConfig(8, 64, 16));
+    }
+
     /** Sleeps in the shared completion (so in a worker, or the issuer when inline) and notes the thread. */
     static final class SlowCallback implements IoCallback {
         volatile int delayMs;
@@ -480,7 +486,7 @@ class WorkerPoolTest {
 
     @Test
     void aHandleQueuedWhileAWorkerIsAwakeWakesNobodyUntilItsIssuerWaitsForIt() throws Exception {
-        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        startWithPageioWakeRule(WorkerSettings.of(2, 2, 60_000, 100_000));
         // Worker 0 will be held by the gate for long: count it as busy only briefly, as a worker in
         // a 128 KiB read from the page cache is (the default counts it for 50 µs only).
         method.pool().busyNanos = TimeUnit.HOURS.toNanos(1);
@@ -537,7 +543,7 @@ class WorkerPoolTest {
 
     @Test
     void aWorkerInsideOneIoForLongDoesNotCountAsAwakeAndTheNextHandleWakesAnother() throws Exception {
-        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        startWithPageioWakeRule(WorkerSettings.of(2, 2, 60_000, 100_000));
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("long");
