@@ -172,11 +172,7 @@ public final class Loader {
                         progress.progress(Math.min(rows, (first + n) * shape.rowsPerPage()), rows, bytes, now - t0);
                     }
                 }
-                long t1 = System.nanoTime();
-                writeNanos = t1 - t0;
-                sink.finish();
-                syncNanos = System.nanoTime() - t1;
-                progress.progress(rows, rows, bytes, System.nanoTime() - t0);
+                finishSink(sink, progress, rows, t0);
                 return blocks;
             }
             Ring ring = new Ring(slots, chunks);
@@ -233,13 +229,18 @@ public final class Loader {
                     t.join();
                 }
             }
-            long t1 = System.nanoTime();
-            writeNanos = t1 - t0;
-            sink.finish();
-            syncNanos = System.nanoTime() - t1;
-            progress.progress(rows, rows, bytes, System.nanoTime() - t0);
+            finishSink(sink, progress, rows, t0);
         }
         return blocks;
+    }
+
+    /** Ends a load: the sink's final writes and fsyncs, timed apart from the writing, and the last progress report. */
+    private void finishSink(PageSink sink, LoadProgress progress, long rows, long t0) throws PosixException {
+        long t1 = System.nanoTime();
+        writeNanos = t1 - t0;
+        sink.finish();
+        syncNanos = System.nanoTime() - t1;
+        progress.progress(rows, rows, bytes, System.nanoTime() - t0);
     }
 
     /** Marks chunks {@code [from, to)} written (their slots free for the builders); returns the new mark. */
