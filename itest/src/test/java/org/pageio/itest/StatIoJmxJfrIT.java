@@ -37,6 +37,7 @@ public class StatIoJmxJfrIT extends PageioTestBase {
     @Inject
     private BundleContext context;
 
+    /** Injected so that the tests start once a buffer manager is registered; they use {@link #current()}. */
     @Inject
     private BufferManager bufmgr;
 
@@ -48,10 +49,13 @@ public class StatIoJmxJfrIT extends PageioTestBase {
         server.invoke(name, "reset", null, null);
         assertEquals(0L, server.getAttribute(name, "Reads"));
 
+        // The buffer manager now in the registry, whose MXBean this is (the injected one may be an
+        // instance SCR has since replaced, e.g. after a configuration arrived at start-up).
+        BufferManager live = current();
         long relNumber = 500000 + ThreadLocalRandom.current().nextInt(100000);
-        SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, 32);
+        SmgrRelation rel = NumberedRelation.create(live, relNumber, 32);
         try {
-            NumberedRelation.streamAndCheck(bufmgr, rel, 32);
+            NumberedRelation.streamAndCheck(live, rel, 32);
         } finally {
             rel.unlink();
         }
@@ -60,7 +64,7 @@ public class StatIoJmxJfrIT extends PageioTestBase {
         assertTrue("reads " + reads, reads >= 1);
         assertEquals("every block read once", 32L * 8192, bytes);
         assertEquals((double) bytes / reads, (Double) server.getAttribute(name, "BytesPerRead"), 0.001);
-        assertEquals(bufmgr.methodStatus().method(), server.getAttribute(name, "IoMethod"));
+        assertEquals(live.methodStatus().method(), server.getAttribute(name, "IoMethod"));
         CompositeData[] rows = (CompositeData[]) server.getAttribute(name, "Rows");
         CompositeData client = null;
         for (CompositeData r : rows) {
