@@ -56,6 +56,13 @@ public class SettingsIT extends PageioTestBase {
                 c.delete();
             }
         }
+        // SCR applies the deletion asynchronously (a restart with the defaults): let it finish, so
+        // that the next test's change is not undone by this one's deletion arriving after it.
+        await("the buffer manager back on the defaults", () -> {
+            BufferManager m = bufferManager();
+            return m != null && m.settings().effectiveIoConcurrency() == 16 && m.settings().maintenanceIoConcurrency() == 16
+                    ? m : null;
+        });
     }
 
     @Test
