@@ -240,33 +240,7 @@ class BufferWriteTest extends PoolTestBase {
 
     @Test
     void aFailedFsyncFailsTheCheckpointAndStaysOwed() throws Exception {
-        // (the fault bundle's offset ranges never match an fsync, whose offset and length are 0)
-        java.util.concurrent.atomic.AtomicInteger fsyncs = new java.util.concurrent.atomic.AtomicInteger();
-        IoMethod m = new IoMethod() {
-            @Override
-            public String name() {
-                return "test-fsync-eio-once";
-            }
-
-            @Override
-            public boolean needsSynchronousExecution(IoHandle h) {
-                return true;
-            }
-
-            @Override
-            public void performSynchronously(IoHandle h, CallState cs) {
-                if (h.op() == IoHandle.OP_FSYNC && fsyncs.getAndIncrement() == 0) {
-                    h.complete(-Errno.EIO);
-                } else {
-                    h.performSynchronously(cs);
-                }
-            }
-
-            @Override
-            public int submit(IoHandle[] handles, int count) {
-                throw new AssertionError("inline method");
-            }
-        };
+        TestMethods.FailingFsyncs m = new TestMethods.FailingFsyncs(1);
         pool(m, small().build());
         SmgrRelation rel = relation(71005, 4);
         try (BufferSession s = pool.openSession("client")) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 import org.pageio.api.AioException;
-import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
@@ -141,39 +140,7 @@ class BulkWriterTest extends PoolTestBase {
 
     @Test
     void aFailedEarlyFsyncFailsTheLoadNamingTheFileAndErrno() throws Exception {
-        // (the fault bundle's offset ranges never match an fsync, whose offset and length are 0:
-        // an inline method that fails every fsync, as in BufferWriteTest)
-        java.util.concurrent.atomic.AtomicInteger fsyncs = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicLong writtenAtFsync = new java.util.concurrent.atomic.AtomicLong(-1);
-        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-        IoMethod m = new IoMethod() {
-            @Override
-            public String name() {
-                return "test-fsync-eio";
-            }
-
-            @Override
-            public boolean needsSynchronousExecution(org.pageio.api.IoHandle h) {
-                return true;
-            }
-
-            @Override
-            public void performSynchronously(org.pageio.api.IoHandle h, org.pageio.posix.CallState cs) {
-                if (h.op() == org.pageio.api.IoHandle.OP_FSYNC) {
-                    fsyncs.incrementAndGet();
-                    writtenAtFsync.compareAndSet(-1, written.get());
-                    h.complete(-Errno.EIO);
-                } else {
-                    written.addAndGet(h.length());
-                    h.performSynchronously(cs);
-                }
-            }
-
-            @Override
-            public int submit(org.pageio.api.IoHandle[] handles, int count) {
-                throw new AssertionError("inline method");
-            }
-        };
+        TestMethods.FailingFsyncs m = new TestMethods.FailingFsyncs(Integer.MAX_VALUE); // every fsync fails
         pool(m, small().segmentBlocks(40).build());
         SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 72006));
         long[] early = new long[1];
@@ -182,8 +149,8 @@ class BulkWriterTest extends PoolTestBase {
         assertTrue(e.getMessage().startsWith("bulk write failed: could not fsync file ") && e.getMessage().contains("72006")
                 && e.getMessage().contains("EIO"), e.getMessage());
         assertEquals(-1, early[0], "the load did not finish");
-        assertEquals(1, fsyncs.get(), "failed at the first early fsync");
-        assertEquals(40 * 8192L, writtenAtFsync.get(), "started once segment 0 (blocks 0..39) was written, not before");
+        assertEquals(1, m.fsyncs.get(), "failed at the first early fsync");
+        assertEquals(40 * 8192L, m.bytesBeforeFirstFsync.get(), "started once segment 0 (blocks 0..39) was written, not before");
         assertTrue(java.util.Arrays.stream(rel.takeDirtySegments()).anyMatch(seg -> seg == 0), "segment 0 still owes its fsync");
     }
 }

@@ -5,9 +5,12 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.posix.CallState;
+import org.pageio.posix.Errno;
 
 /** Real methods for the buffer manager's unit tests (real system calls; they differ in threads). */
 final class TestMethods {
@@ -64,6 +67,51 @@ final class TestMethods {
         public boolean needsSynchronousExecution(IoHandle h) {
             ios.add(new Io(h.fd(), h.offset(), h.length(), h.iovcnt()));
             return true;
+        }
+
+        @Override
+        public int submit(IoHandle[] handles, int count) {
+            throw new AssertionError("inline method");
+        }
+    }
+
+    /**
+     * Executes inline and fails the first {@code failing} fsyncs with EIO (the fault bundle's
+     * offset ranges never match an fsync, whose offset and length are 0). Counts the fsyncs and the
+     * bytes of the other I/O done before the first fsync.
+     */
+    static final class FailingFsyncs implements IoMethod {
+        final AtomicInteger fsyncs = new AtomicInteger();
+        final AtomicLong bytesBeforeFirstFsync = new AtomicLong(-1);
+        private final AtomicLong bytes = new AtomicLong();
+        private final int failing;
+
+        FailingFsyncs(int failing) {
+            this.failing = failing;
+        }
+
+        @Override
+        public String name() {
+            return "test-fsync-eio";
+        }
+
+        @Override
+        public boolean needsSynchronousExecution(IoHandle h) {
+            return true;
+        }
+
+        @Override
+        public void performSynchronously(IoHandle h, CallState cs) {
+            if (h.op() == IoHandle.OP_FSYNC) {
+                bytesBeforeFirstFsync.compareAndSet(-1, bytes.get());
+                if (fsyncs.getAndIncrement() < failing) {
+                    h.complete(-Errno.EIO);
+                    return;
+                }
+            } else {
+                bytes.addAndGet(h.length());
+            }
+            h.performSynchronously(cs);
         }
 
         @Override
