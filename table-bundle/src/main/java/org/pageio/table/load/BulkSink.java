@@ -53,7 +53,7 @@ final class BulkSink implements PageSink {
             // with io_method=sync an early fsync would block the issuer with nothing to overlap,
             // and costs more than one fsync at the end (PostgreSQL's bulk_write.c: one
             // smgrimmedsync at the end); the asynchronous methods run it while pages are built
-            syncEvery = "sync".equals(pool.aio().method().name()) ? 0 : ASYNC_SYNC_EVERY;
+            syncEvery = pool.defersReads() ? 0 : ASYNC_SYNC_EVERY; // the pool's own io_method=sync test
         }
         this.syncEvery = syncEvery;
         if (inFlight == IN_FLIGHT_BY_DESCRIPTORS) {
