@@ -66,10 +66,7 @@ final class DeviceSampler implements AutoCloseable {
     /** A sampler for the device holding {@code file}, or null when the kernel does not say which (no sysfs). */
     static DeviceSampler of(Path file) {
         try {
-            long dev = (Long) Files.getAttribute(file, "unix:dev");
-            long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & ~0xfffL);
-            long minor = (dev & 0xffL) | ((dev >>> 12) & ~0xffL);
-            Path dir = Path.of("/sys/dev/block/" + major + ":" + minor);
+            Path dir = sysfsDir(file);
             if (!Files.isReadable(dir.resolve("stat")) || !Files.isReadable(dir.resolve("inflight"))) {
                 return null;
             }
@@ -82,14 +79,19 @@ final class DeviceSampler implements AutoCloseable {
     /** The device's name (e.g. {@code vda}), for the run's header. */
     static String name(Path file) {
         try {
-            long dev = (Long) Files.getAttribute(file, "unix:dev");
-            long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & ~0xfffL);
-            long minor = (dev & 0xffL) | ((dev >>> 12) & ~0xffL);
-            Path dir = Path.of("/sys/dev/block/" + major + ":" + minor);
-            return dir.toRealPath().getFileName() + " (" + major + ":" + minor + ")";
+            Path dir = sysfsDir(file);
+            return dir.toRealPath().getFileName() + " (" + dir.getFileName() + ")";
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return "unknown device";
         }
+    }
+
+    /** {@code /sys/dev/block/MAJ:MIN} of the device holding {@code file} (Linux's dev_t encoding). */
+    private static Path sysfsDir(Path file) throws IOException {
+        long dev = (Long) Files.getAttribute(file, "unix:dev");
+        long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & ~0xfffL);
+        long minor = (dev & 0xffL) | ((dev >>> 12) & ~0xffL);
+        return Path.of("/sys/dev/block/" + major + ":" + minor);
     }
 
     private void run() {
