@@ -110,7 +110,9 @@ public class WorkerScanBench {
          * More worker scans in each {@code paired} operation, to compare variants in one run:
          * {@code pageio} (pageio's wake-up rule instead of PostgreSQL's, the default: worker-bundle's
          * README, "Where the hand-off cost goes"), {@code spin} (one worker polls the
-         * empty queue for {@code spinMicros} before it sleeps), {@code all} (both); {@code none}:
+         * empty queue for {@code spinMicros} before it sleeps), {@code all} (both), {@code nohelp}
+         * (a waiting issuer does not execute its newest queued handle: worker-bundle's README, "The
+         * issuer helps"); {@code none}:
          * sync and worker only.
          */
         @Param("none")
@@ -132,7 +134,7 @@ public class WorkerScanBench {
         long scans;
         final Tally syncTally = new Tally("sync");
         final Tally workerTally = new Tally("worker");
-        final Tally altTally = new Tally("worker, pageio's wake-up rule");
+        Tally altTally = new Tally("worker, pageio's wake-up rule");
         final Tally spinTally = new Tally("worker, polling");
         Scan workerAlt;
         Scan workerSpin;
@@ -162,6 +164,11 @@ public class WorkerScanBench {
             worker = new Scan(this, s, new WorkerIoMethod(ws));
             if (compare.equals("pageio") || compare.equals("all")) {
                 workerAlt = new Scan(this, s, new WorkerIoMethod(ws, false, 0));
+            } else if (compare.equals("nohelp")) {
+                WorkerIoMethod m = new WorkerIoMethod(ws);
+                m.setIssuerHelps(false);
+                workerAlt = new Scan(this, s, m);
+                altTally = new Tally("worker, issuer does not help");
             }
             if (compare.equals("spin") || compare.equals("all")) {
                 workerSpin = new Scan(this, s, new WorkerIoMethod(ws, true, spinMicros));

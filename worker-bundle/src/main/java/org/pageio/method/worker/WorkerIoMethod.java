@@ -76,6 +76,17 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         start(new WorkerPool(settings, postgresWakeRule, TimeUnit.MICROSECONDS.toNanos(workerSpinMicros)));
     }
 
+    /**
+     * For benchmarks and tests: whether an issuer that must wait for a handle a worker holds
+     * executes its own newest queued handle meanwhile (README, "The issuer helps"; on by default).
+     */
+    public void setIssuerHelps(boolean helps) {
+        WorkerPool p = pool;
+        if (p != null) {
+            p.issuerHelps = helps;
+        }
+    }
+
     @Activate
     synchronized void activate(WorkerConfig config) {
         WorkerSettings s;
@@ -204,10 +215,16 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         if (p == null) {
             return; // never started: nothing was queued, submit ran everything inline
         }
-        if (Thread.currentThread() == handle.session().owner() && p.takeBack(handle, generation)) {
-            handle.performSynchronously(handle.session().callState());
-            p.wakeWaiters(handle);
-            return;
+        if (Thread.currentThread() == handle.session().owner()) {
+            if (p.takeBack(handle, generation)) {
+                handle.performSynchronously(handle.session().callState());
+                p.wakeWaiters(handle);
+                return;
+            }
+            for (IoHandle x; !p.done(handle, generation) && (x = p.helpNewest(handle.session())) != null; ) {
+                x.performSynchronously(handle.session().callState());
+                p.wakeWaiters(x);
+            }
         }
         p.awaitDone(handle, generation);
     }

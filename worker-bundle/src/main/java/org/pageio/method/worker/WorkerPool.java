@@ -204,6 +204,8 @@ final class WorkerPool {
      * backlog themselves keep the queue shallow and growth slow. Volatile: read once per wait.
      */
     volatile boolean takeBackEnabled = true;
+    /** Whether a waiting issuer executes its newest queued handle ({@link #helpNewest}). */
+    volatile boolean issuerHelps = Boolean.parseBoolean(System.getProperty("pageio.worker.issuerHelps", "true"));
     /**
      * The id of the one worker polling the queue before it goes idle, or -1. Claimed by CAS, given
      * up with a volatile store before that worker takes the queue lock again; submitters read it
@@ -390,6 +392,39 @@ final class WorkerPool {
     }
 
     /**
+     * The issuer must wait for one of its handles that a worker is executing (or that was not
+     * taken back): if at least two handles are queued, no worker is polling, and the newest
+     * queued handle is one of the issuer's own session, it is taken out of the queue (the head
+     * moves back one place; the rest keeps its order) and returned, and the issuer executes it
+     * instead of sleeping: a read it will consume soon (its pages are then in the issuer's cache),
+     * on a core that would otherwise idle or wake a sleeping worker. The oldest handles stay for
+     * the workers, so a worker woken for them still finds them. Null when there is nothing to
+     * help with. Issuer thread. pageio's ({@code -Dpageio.worker.issuerHelps=false} turns it off).
+     */
+    IoHandle helpNewest(org.pageio.api.IoSession session) {
+        if (!issuerHelps || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
+            return null;
+        }
+        lockQueue();
+        try {
+            if (!accepting || depthLocked() < 2) {
+                return null;
+            }
+            int newest = ((int) HEAD.get(this) - 1) & QUEUE_MASK;
+            IoHandle h = ring[newest];
+            if (h == null || h.session() != session) {
+                return null;
+            }
+            ring[newest] = null;
+            HEAD.setRelease(this, newest);
+            TAKEN_BACK.getAndAdd(this, 1L);
+            return h;
+        } finally {
+            unlockQueue();
+        }
+    }
+
+    /**
      * Worker {@code id} found the queue empty: if no other worker is polling, polls it for
      * {@link #workerSpinNanos} without the lock. Returns whether something arrived (the caller
      * then dequeues under the lock as usual). Gives the poller role up before returning.
@@ -467,7 +502,7 @@ final class WorkerPool {
         }
     }
 
-    private static boolean done(IoHandle h, long generation) {
+    static boolean done(IoHandle h, long generation) {
         int s = h.state(); // state first, then generation, as the core reads them
         return h.generation() != generation || s >= IoHandle.COMPLETED_SHARED;
     }
@@ -724,11 +759,34 @@ final class WorkerPool {
         COUNTS.setOpaque(slotIos, id, (long) COUNTS.getOpaque(slotIos, id) + 1);
     }
 
-    /** Throws if the test hook is armed (consuming it). Called by a worker holding a handle. */
+    /**
+     * Throws if the fault hook is armed (consuming it); waits if the hold hook is armed (consuming
+     * it). Called by a worker holding a handle it has not executed yet.
+     */
     void maybeInjectFault(IoWorker w, IoHandle h) {
         if ((boolean) FAULT.getOpaque(this) && FAULT.compareAndSet(this, true, false)) {
             throw new InjectedWorkerFault("injected fault in " + w.thread.getName() + " holding " + h);
         }
+        java.util.concurrent.CountDownLatch hold = holdNext;
+        if (hold != null) {
+            holdNext = null;
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Test hook: set by a test, read after every dequeue (one volatile load). */
+    private volatile java.util.concurrent.CountDownLatch holdNext;
+
+    /**
+     * Package-private test hook: the next worker to dequeue waits (at most 10 s) for {@code latch}
+     * before it executes the handle, which stays SUBMITTED meanwhile, as in a long system call.
+     */
+    void holdNextDequeue(java.util.concurrent.CountDownLatch latch) {
+        holdNext = latch;
     }
 
     /** Package-private test hook: the next dequeue, in whichever worker, throws an Error. */

@@ -485,6 +485,88 @@ class WorkerPoolTest {
     }
 
     @Test
+    void anIssuerWaitingForAHandleAWorkerHoldsExecutesItsNewestQueuedHandlesMeanwhile() throws Exception {
+        assertIssuerHelps(true);
+    }
+
+    @Test
+    void withHelpOffTheIssuerSleepsWhileItsHandlesWaitInTheQueue() throws Exception {
+        assertIssuerHelps(false);
+    }
+
+    /**
+     * One worker, held inside A (still SUBMITTED, as in a long system call); B, C, D queued behind
+     * it. The issuer waits for A: helping, it executes D, then C (newest first) and leaves B, then
+     * alone in the queue, to the worker; not helping, it sleeps and the worker runs all four.
+     */
+    private void assertIssuerHelps(boolean helps) throws Exception {
+        start(WorkerSettings.of(1, 1, 60_000, 100_000));
+        method.setIssuerHelps(helps);
+        await("1 idle worker", () -> method.stats().workersIdle() == 1);
+        GateCallback notes = new GateCallback(); // records the thread; never blocks the issuer
+        notes.gate.countDown();
+        CountDownLatch hold = new CountDownLatch(1);
+        method.pool().holdNextDequeue(hold);
+        String me = Thread.currentThread().getName();
+        String worker = "pageio io worker 0";
+        IoSession s = ctx.openSession("helper");
+        Thread opener = null;
+        long[] blocks = {3, 5, 9, 11}; // A, B, C, D
+        MemorySegment[] bufs = new MemorySegment[blocks.length];
+        IoReturn[] rets = new IoReturn[blocks.length];
+        IoHandle[] hs = new IoHandle[blocks.length];
+        long[] gens = new long[blocks.length];
+        try {
+            for (int i = 0; i < blocks.length; i++) {
+                bufs[i] = arena.allocate(BLOCK, 4096);
+                rets[i] = new IoReturn();
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).addCallback(notes, 0).startReadv(fd, 1, blocks[i] * BLOCK);
+                if (i == 0) {
+                    await("the worker holds A", () -> method.stats().workersIdle() == 0 && method.stats().queueDepth() == 0);
+                }
+            }
+            assertEquals(3, method.stats().queueDepth(), "B, C and D wait in the queue: " + method.stats());
+            assertEquals(IoHandle.SUBMITTED, hs[0].state(), "A is held before its system call");
+            // A stays held until the issuer has executed two handles, or for 300 ms without help.
+            opener = new Thread(() -> {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(helps ? DEADLINE_MS : 300);
+                while (notes.threads.size() < 2 && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+                hold.countDown();
+            }, "hold opener");
+            opener.setDaemon(true);
+            opener.start();
+            s.await(hs[0], gens[0]);
+            WorkerPoolStats st = method.stats();
+            assertEquals(helps ? 2 : 0, st.takenBack(), "handles the waiting issuer executed: " + st);
+            for (int i = 1; i < blocks.length; i++) {
+                s.await(hs[i], gens[i]);
+            }
+            for (int i = 0; i < blocks.length; i++) {
+                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                assertTrue(holdsBlock(bufs[i], blocks[i]), "read " + i + " holds block " + blocks[i]);
+            }
+            if (helps) {
+                assertEquals(List.of(me, me, worker, worker), List.copyOf(notes.threads),
+                        "D and C in the waiting issuer, then A and B in the worker");
+                assertTrue(holdsBlock(bufs[3], 11) && holdsBlock(bufs[2], 9));
+                await("the worker counted A and B", () -> method.stats().iosPerWorker()[0] == 2);
+            } else {
+                assertEquals(worker, List.copyOf(notes.threads).get(0), "A ran first, in the worker");
+            }
+        } finally {
+            hold.countDown();
+            if (opener != null) {
+                opener.join(DEADLINE_MS);
+            }
+            s.close();
+        }
+    }
+
+    @Test
     void aHandleQueuedWhileAWorkerIsAwakeWakesNobodyUntilItsIssuerWaitsForIt() throws Exception {
         startWithPageioWakeRule(WorkerSettings.of(2, 2, 60_000, 100_000));
         // Worker 0 will be held by the gate for long: count it as busy only briefly, as a worker in
