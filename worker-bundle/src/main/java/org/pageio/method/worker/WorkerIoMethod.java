@@ -221,7 +221,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
                 p.wakeWaiters(handle);
                 return;
             }
-            for (IoHandle x; !p.done(handle, generation) && (x = p.helpNewest(handle.session())) != null; ) {
+            for (IoHandle x; !p.done(handle, generation) && (x = p.helpNewest(handle.session(), handle)) != null; ) {
                 x.performSynchronously(handle.session().callState());
                 p.wakeWaiters(x);
             }

@@ -399,9 +399,11 @@ final class WorkerPool {
      * instead of sleeping: a read it will consume soon (its pages are then in the issuer's cache),
      * on a core that would otherwise idle or wake a sleeping worker. The oldest handles stay for
      * the workers, so a worker woken for them still finds them. Null when there is nothing to
-     * help with. Issuer thread. pageio's ({@code -Dpageio.worker.issuerHelps=false} turns it off).
+     * help with. Never {@code awaited} itself: whether the issuer executes the handle it waits for
+     * is {@link #takeBack}'s rule. Issuer thread. pageio's ({@code -Dpageio.worker.issuerHelps=false}
+     * turns it off).
      */
-    IoHandle helpNewest(org.pageio.api.IoSession session) {
+    IoHandle helpNewest(org.pageio.api.IoSession session, IoHandle awaited) {
         if (!issuerHelps || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
             return null;
         }
@@ -412,7 +414,7 @@ final class WorkerPool {
             }
             int newest = ((int) HEAD.get(this) - 1) & QUEUE_MASK;
             IoHandle h = ring[newest];
-            if (h == null || h.session() != session) {
+            if (h == null || h == awaited || h.session() != session) {
                 return null;
             }
             ring[newest] = null;
