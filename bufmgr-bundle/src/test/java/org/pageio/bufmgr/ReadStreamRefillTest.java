@@ -74,12 +74,12 @@ class ReadStreamRefillTest extends PoolTestBase {
     }
 
     @Test
-    void aDeepBatchingStreamSubmitsSeveralReadsAtATime() throws Exception {
+    void aDeepBatchingSequentialStreamSubmitsSeveralReadsAtATime() throws Exception {
         Batches m = new Batches();
         closeLast.add(m);
         pool(m, small().sharedBuffers(1024).maxSessions(4).build());
         int blocks = 512;
-        scanEveryOtherBlock(ReadStream.USE_BATCHING, blocks);
+        scanEveryOtherBlock(ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, blocks);
         int reads = m.batches.stream().mapToInt(Integer::intValue).sum();
         assertEquals(blocks, reads);
         // without grouping, every consumed buffer would start one read in its own submission
@@ -87,6 +87,21 @@ class ReadStreamRefillTest extends PoolTestBase {
         long singles = m.batches.stream().filter(n -> n == 1).count();
         assertTrue(m.batches.size() <= blocks / 4, m.batches.size() + " submissions: " + m.batches);
         assertTrue(singles <= 16, singles + " single-read submissions (the ramp-up only): " + m.batches);
+    }
+
+    @Test
+    void aRandomBatchingStreamStartsEachReadAsSoonAsItsSlotIsFree() throws Exception {
+        Batches m = new Batches();
+        closeLast.add(m);
+        pool(m, small().sharedBuffers(1024).maxSessions(4).build());
+        int blocks = 512;
+        scanEveryOtherBlock(ReadStream.USE_BATCHING, blocks);
+        int reads = m.batches.stream().mapToInt(Integer::intValue).sum();
+        assertEquals(blocks, reads);
+        // not SEQUENTIAL: PostgreSQL's look-ahead at every consumed buffer, so once deep each read
+        // the consumer finishes frees one slot and one read goes out at once, alone
+        long singles = m.batches.stream().filter(n -> n == 1).count();
+        assertTrue(singles >= blocks / 2, singles + " single-read submissions of " + m.batches.size() + ": " + m.batches);
     }
 
     @Test

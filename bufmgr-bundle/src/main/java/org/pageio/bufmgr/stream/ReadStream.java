@@ -108,8 +108,10 @@ public final class ReadStream implements AutoCloseable {
     private final int readGroup;
     private final int readFlags;
     /**
-     * Refill in groups ({@link #USE_BATCHING} and at least 8 reads allowed in flight): see
-     * {@link #deep()}. A pageio addition; PostgreSQL looks ahead at every buffer.
+     * Refill in groups ({@link #USE_BATCHING}, {@link #SEQUENTIAL} and at least 8 reads allowed
+     * in flight): see {@link #deep()}. A pageio addition for sequential streams, whose adjacent
+     * reads the block layer merges only when several arrive in one submission; other streams look
+     * ahead at every buffer, as PostgreSQL's do.
      */
     private final boolean grouped;
 
@@ -195,7 +197,7 @@ public final class ReadStream implements AutoCloseable {
         this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
         this.readGroup = maxIos >= 4 * GROUP_MIN_READS ? Math.max(GROUP_MIN_READS, maxIos / 8) : Math.max(1, maxIos / 8);
         this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
-        this.grouped = (flags & USE_BATCHING) != 0 && maxIos >= 8;
+        this.grouped = (flags & USE_BATCHING) != 0 && (flags & SEQUENTIAL) != 0 && maxIos >= 8;
         int pins = (maxIos + 1) * ioCombineLimit;
         pins = Math.min(pins, session.additionalPinLimit());
         if (strategy != null) {
