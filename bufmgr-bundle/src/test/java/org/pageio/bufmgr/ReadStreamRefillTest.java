@@ -73,35 +73,35 @@ class ReadStreamRefillTest extends PoolTestBase {
         return order;
     }
 
-    @Test
-    void aDeepBatchingSequentialStreamSubmitsSeveralReadsAtATime() throws Exception {
+    /** Scans every other block of a fresh pool over {@link Batches}; returns the batch sizes. */
+    List<Integer> batchesOfAScan(int flags, int blocks) throws Exception {
         Batches m = new Batches();
         closeLast.add(m);
         pool(m, small().sharedBuffers(1024).maxSessions(4).build());
+        scanEveryOtherBlock(flags, blocks);
+        assertEquals(blocks, m.batches.stream().mapToInt(Integer::intValue).sum(), "reads submitted");
+        return List.copyOf(m.batches);
+    }
+
+    @Test
+    void aDeepBatchingSequentialStreamSubmitsSeveralReadsAtATime() throws Exception {
         int blocks = 512;
-        scanEveryOtherBlock(ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, blocks);
-        int reads = m.batches.stream().mapToInt(Integer::intValue).sum();
-        assertEquals(blocks, reads);
+        List<Integer> batches = batchesOfAScan(ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, blocks);
         // without grouping, every consumed buffer would start one read in its own submission
         // (~500 batches of 1); grouped, each refill after the ramp-up waits for 8 free slots
-        long singles = m.batches.stream().filter(n -> n == 1).count();
-        assertTrue(m.batches.size() <= blocks / 4, m.batches.size() + " submissions: " + m.batches);
-        assertTrue(singles <= 16, singles + " single-read submissions (the ramp-up only): " + m.batches);
+        long singles = batches.stream().filter(n -> n == 1).count();
+        assertTrue(batches.size() <= blocks / 4, batches.size() + " submissions: " + batches);
+        assertTrue(singles <= 16, singles + " single-read submissions (the ramp-up only): " + batches);
     }
 
     @Test
     void aRandomBatchingStreamStartsEachReadAsSoonAsItsSlotIsFree() throws Exception {
-        Batches m = new Batches();
-        closeLast.add(m);
-        pool(m, small().sharedBuffers(1024).maxSessions(4).build());
         int blocks = 512;
-        scanEveryOtherBlock(ReadStream.USE_BATCHING, blocks);
-        int reads = m.batches.stream().mapToInt(Integer::intValue).sum();
-        assertEquals(blocks, reads);
+        List<Integer> batches = batchesOfAScan(ReadStream.USE_BATCHING, blocks);
         // not SEQUENTIAL: PostgreSQL's look-ahead at every consumed buffer, so once deep each read
         // the consumer finishes frees one slot and one read goes out at once, alone
-        long singles = m.batches.stream().filter(n -> n == 1).count();
-        assertTrue(singles >= blocks / 2, singles + " single-read submissions of " + m.batches.size() + ": " + m.batches);
+        long singles = batches.stream().filter(n -> n == 1).count();
+        assertTrue(singles >= blocks / 2, singles + " single-read submissions of " + batches.size() + ": " + batches);
     }
 
     @Test
