@@ -142,6 +142,23 @@ class WorkerPoolTest {
         return ret;
     }
 
+    /**
+     * Starts a daemon thread that spins until {@code ready} holds, or {@code maxMs} passed, and
+     * then opens {@code latch} — in any case, so that a test fails rather than hangs.
+     */
+    private static Thread openWhen(CountDownLatch latch, BooleanSupplier ready, long maxMs, String name) {
+        Thread t = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMs);
+            while (!ready.getAsBoolean() && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            latch.countDown();
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
     private static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
         while (!condition.getAsBoolean()) {
@@ -531,15 +548,7 @@ class WorkerPoolTest {
             assertEquals(3, method.stats().queueDepth(), "B, C and D wait in the queue: " + method.stats());
             assertEquals(IoHandle.SUBMITTED, hs[0].state(), "A is held before its system call");
             // A stays held until the issuer has executed two handles, or for 300 ms without help.
-            opener = new Thread(() -> {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(helps ? DEADLINE_MS : 300);
-                while (notes.threads.size() < 2 && System.nanoTime() - deadline < 0) {
-                    Thread.onSpinWait();
-                }
-                hold.countDown();
-            }, "hold opener");
-            opener.setDaemon(true);
-            opener.start();
+            opener = openWhen(hold, () -> notes.threads.size() >= 2, helps ? DEADLINE_MS : 300, "hold opener");
             s.await(hs[0], gens[0]);
             WorkerPoolStats st = method.stats();
             assertEquals(helps ? 2 : 0, st.takenBack(), "handles the waiting issuer executed: " + st);
@@ -597,15 +606,7 @@ class WorkerPoolTest {
             assertEquals(1, st.workersIdle(), "worker 1 was woken for B although worker 0 is awake: " + st);
 
             // The issuer needs B now: a lone handle is not taken back, the idle worker is woken for it.
-            opener = new Thread(() -> {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
-                while (!gate.threads.contains("pageio io worker 1") && System.nanoTime() - deadline < 0) {
-                    Thread.onSpinWait();
-                }
-                gate.gate.countDown(); // in any case: the test must fail, not hang
-            }, "gate opener");
-            opener.setDaemon(true);
-            opener.start();
+            opener = openWhen(gate.gate, () -> gate.threads.contains("pageio io worker 1"), DEADLINE_MS, "gate opener");
             s.await(b, genB);
             assertEquals(IoResult.OK, retB.status(), retB.message());
             assertTrue(holdsBlock(bufB, 5), "B read block 5");
