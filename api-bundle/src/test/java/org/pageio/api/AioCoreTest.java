@@ -153,6 +153,63 @@ class AioCoreTest {
         }
     }
 
+    /**
+     * An owner that finds its I/O done but the shared callbacks still running in another thread
+     * (COMPLETED_IO) polls only briefly ({@code IoHandle.CALLBACK_SPIN_NANOS}), then sleeps and is
+     * woken when they finish: the callback here holds until it sees the owner asleep (it would wait
+     * 10 s and the test fail if the owner polled on), then its result reaches the owner.
+     */
+    @Test
+    void anOwnerFindingTheSharedCallbacksRunningElsewherePollsBrieflyThenSleepsUntilTheyEnd() throws Exception {
+        TestMethods.Deferred m = new TestMethods.Deferred();
+        Thread owner = Thread.currentThread();
+        java.util.concurrent.CountDownLatch inCallback = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean sawOwnerAsleep = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean ownerAwaits = new java.util.concurrent.atomic.AtomicBoolean();
+        IoCallback cb = new IoCallback() {
+            public String name() {
+                return "slow-shared";
+            }
+
+            public long completeShared(IoHandle h, long r, int d) {
+                inCallback.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (System.nanoTime() - deadline < 0) {
+                    if (!ownerAwaits.get()) {
+                        Thread.onSpinWait(); // the owner is still waiting for the latch below
+                        continue;
+                    }
+                    Thread.State st = owner.getState();
+                    if (st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING) {
+                        sawOwnerAsleep.set(true);
+                        break;
+                    }
+                    Thread.onSpinWait();
+                }
+                return r;
+            }
+        };
+        try (AioContext ctx = context(m, 4); IoSession s = ctx.openSession("client")) {
+            MemorySegment buf = buffer();
+            IoReturn ret = new IoReturn();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            h.setIovec(0, buf).setReturn(ret).addCallback(cb, 0);
+            h.startReadv(fd, 1, 6L * BLOCK);
+            IoHandle sub = m.next();
+            Thread completer = new Thread(() -> TestMethods.Deferred.execute(sub), "completer");
+            completer.start();
+            assertTrue(inCallback.await(10, TimeUnit.SECONDS), "the completer did not reach the callback");
+            assertEquals(IoHandle.COMPLETED_IO, h.state(), "the shared callback is running");
+            ownerAwaits.set(true);
+            s.await(h, gen);
+            completer.join(10_000);
+            assertTrue(sawOwnerAsleep.get(), "the owner did not go to sleep while the callback ran");
+            assertEquals(IoResult.OK, ret.status(), ret.message());
+            Blocks.assertBlock("rel", 6, buf);
+        }
+    }
+
     @Test
     void staleWaitReferenceReturnsImmediatelyAfterReuse() throws Exception {
         TestMethods.Deferred m = new TestMethods.Deferred();
