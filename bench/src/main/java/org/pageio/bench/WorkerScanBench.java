@@ -112,7 +112,8 @@ public class WorkerScanBench {
          * README, "Where the hand-off cost goes"), {@code spin} (one worker polls the
          * empty queue for {@code spinMicros} before it sleeps), {@code all} (both), {@code nohelp}
          * (a waiting issuer does not execute its newest queued handle: worker-bundle's README, "The
-         * issuer helps"); {@code none}:
+         * issuer helps"), {@code nocap} (no CPU cap: PostgreSQL's wake-ups exactly; README, "The
+         * CPU cap"); {@code none}:
          * sync and worker only.
          */
         @Param("none")
@@ -169,6 +170,11 @@ public class WorkerScanBench {
                 m.setIssuerHelps(false);
                 workerAlt = new Scan(this, s, m);
                 altTally = new Tally("worker, issuer does not help");
+            } else if (compare.equals("nocap")) {
+                WorkerIoMethod m = new WorkerIoMethod(ws);
+                m.setCpuCap(0);
+                workerAlt = new Scan(this, s, m);
+                altTally = new Tally("worker, no CPU cap");
             }
             if (compare.equals("spin") || compare.equals("all")) {
                 workerSpin = new Scan(this, s, new WorkerIoMethod(ws, true, spinMicros));
@@ -491,7 +497,8 @@ public class WorkerScanBench {
             org.pageio.method.worker.HandOffStats b) {
         return b.minus(new org.pageio.method.worker.HandOffStats(a.counting(), -a.workerIos(), -a.takenBack(),
                 -a.inline(), -a.batches(), -a.submitWakes(), -a.chainWakes(), -a.workerParks(), -a.wakeupsForWork(),
-                -a.futileWakeups(), -a.waits(), -a.waiterSleeps(), -a.waiterUnparks(), -a.waiterKicks()));
+                -a.futileWakeups(), -a.waits(), -a.waiterSleeps(), -a.waiterUnparks(), -a.waiterKicks(),
+                -a.supervisorWakes()));
     }
 
     static String loadAverage() {

@@ -23,10 +23,11 @@ import java.util.Locale;
  * @param waiterSleeps    parks of those waiters (one per sleep, re-checks included)
  * @param waiterUnparks   waiters unparked by the thread that completed their handle
  * @param waiterKicks     idle workers woken by an issuer about to wait on its lone queued handle
+ * @param supervisorWakes idle workers woken by the supervisor's CPU-cap check (README, "The CPU cap")
  */
 public record HandOffStats(boolean counting, long workerIos, long takenBack, long inline, long batches,
         long submitWakes, long chainWakes, long workerParks, long wakeupsForWork, long futileWakeups, long waits,
-        long waiterSleeps, long waiterUnparks, long waiterKicks) {
+        long waiterSleeps, long waiterUnparks, long waiterKicks, long supervisorWakes) {
 
     /** The difference {@code this - before}: the events of an interval. */
     public HandOffStats minus(HandOffStats before) {
@@ -35,7 +36,7 @@ public record HandOffStats(boolean counting, long workerIos, long takenBack, lon
                 chainWakes - before.chainWakes, workerParks - before.workerParks,
                 wakeupsForWork - before.wakeupsForWork, futileWakeups - before.futileWakeups, waits - before.waits,
                 waiterSleeps - before.waiterSleeps, waiterUnparks - before.waiterUnparks,
-                waiterKicks - before.waiterKicks);
+                waiterKicks - before.waiterKicks, supervisorWakes - before.supervisorWakes);
     }
 
     /** Every I/O the pool saw: run by workers, taken back, or run inline. */
@@ -53,8 +54,8 @@ public record HandOffStats(boolean counting, long workerIos, long takenBack, lon
         }
         return io + String.format(Locale.ROOT, "; per I/O: batches %.3f, submit wakes %.3f, chain wakes %.3f,"
                 + " worker parks %.3f, wake-ups for work %.3f (futile %.3f), waits %.3f, waiter sleeps %.3f,"
-                + " waiter unparks %.3f, waiter kicks %.3f", batches / n, submitWakes / n, chainWakes / n, workerParks / n,
+                + " waiter unparks %.3f, waiter kicks %.3f, supervisor wakes %.3f", batches / n, submitWakes / n, chainWakes / n, workerParks / n,
                 wakeupsForWork / n, futileWakeups / n, waits / n, waiterSleeps / n, waiterUnparks / n,
-                waiterKicks / n);
+                waiterKicks / n, supervisorWakes / n);
     }
 }

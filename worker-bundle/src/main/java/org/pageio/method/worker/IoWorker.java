@@ -116,7 +116,7 @@ final class IoWorker implements Runnable {
             int wake = -1;
             int depth = 0;
             boolean maybeGrow = false;
-            long dequeueTime = p.pgWakeRule ? 0 : System.nanoTime();
+            long dequeueTime = p.pgWakeRule && p.cpuCap == 0 ? 0 : System.nanoTime();
             p.lockQueue();
             try {
                 p.arrivedLocked(bit);
@@ -168,6 +168,8 @@ final class IoWorker implements Runnable {
                 p.wake(wake);
             } else if (maybeGrow && depth > p.nworkers()) {
                 p.requestGrow(); // a backlog deeper than the pool, and no idle peer above: grow
+            } else if (depth > 0 && p.cpuCap > 0) {
+                p.capHeldBack(dequeueTime); // if the CPU cap held a peer back, the supervisor watches
             }
 
             if (h != null) {

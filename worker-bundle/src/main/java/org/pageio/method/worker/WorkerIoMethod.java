@@ -77,6 +77,18 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
     }
 
     /**
+     * For benchmarks and tests: the CPU cap, how many workers awake on short I/Os are enough
+     * before nobody else is woken (README, "The CPU cap"; default one fewer than the CPUs, at
+     * least 1; 0: PostgreSQL's wake-up rules exactly).
+     */
+    public void setCpuCap(int cap) {
+        WorkerPool p = pool;
+        if (p != null) {
+            p.cpuCap = Math.max(0, cap);
+        }
+    }
+
+    /**
      * For benchmarks and tests: whether an issuer that must wait for a handle a worker holds
      * executes its own newest queued handle meanwhile (README, "The issuer helps"; on by default).
      */
@@ -241,7 +253,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
     /** The hand-off counters (see {@link HandOffStats}); all zero before activation. */
     public HandOffStats handOffStats() {
         WorkerPool p = pool;
-        return p == null ? new HandOffStats(WorkerPool.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return p == null ? new HandOffStats(WorkerPool.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
                 : p.handOffStats();
     }
 

@@ -87,7 +87,8 @@ final class WorkerPool {
     static final int HO_WAITER_SLEEPS = 7;
     static final int HO_WAITER_UNPARKS = 8;
     static final int HO_WAITER_KICKS = 9;
-    static final int HO_COUNTERS = 10;
+    static final int HO_SUPERVISOR_WAKES = 10;
+    static final int HO_COUNTERS = 11;
     /** One counter per 128 bytes (16 longs), so that counting does not add false sharing. */
     private static final int HO_STRIDE = 16;
 
@@ -98,6 +99,7 @@ final class WorkerPool {
     private static final VarHandle REGISTERED;
     private static final VarHandle GROW;
     private static final VarHandle GROW_SIGNAL_SENT;
+    private static final VarHandle SUPERVISOR_ASLEEP;
     private static final VarHandle PEAK;
     private static final VarHandle LAUNCHES;
     private static final VarHandle RETIREMENTS;
@@ -124,6 +126,7 @@ final class WorkerPool {
             REGISTERED = l.findVarHandle(WorkerPool.class, "registered", long.class);
             GROW = l.findVarHandle(WorkerPool.class, "grow", boolean.class);
             GROW_SIGNAL_SENT = l.findVarHandle(WorkerPool.class, "growSignalSent", boolean.class);
+            SUPERVISOR_ASLEEP = l.findVarHandle(WorkerPool.class, "supervisorAsleep", boolean.class);
             PEAK = l.findVarHandle(WorkerPool.class, "peakWorkers", int.class);
             LAUNCHES = l.findVarHandle(WorkerPool.class, "launches", long.class);
             RETIREMENTS = l.findVarHandle(WorkerPool.class, "retirements", long.class);
@@ -204,6 +207,42 @@ final class WorkerPool {
      * backlog themselves keep the queue shallow and growth slow. Volatile: read once per wait.
      */
     volatile boolean takeBackEnabled = true;
+    /**
+     * The CPU cap (pageio's; README, "The CPU cap"): while this many workers are awake on short
+     * I/Os (copies from the page cache: {@link #awakeSoonLocked}), nobody else is woken, and the
+     * issuer may take back its queued handles although workers are idle. 0: off (PostgreSQL's
+     * wake-up rules exactly). Default {@link #DEFAULT_CPU_CAP}. Volatile: benchmarks and tests
+     * change it; read under the queue lock and once per submitted batch.
+     */
+    volatile int cpuCap = DEFAULT_CPU_CAP;
+    /**
+     * One CPU fewer than the JVM may use (the other runs the issuer), at least 1;
+     * {@code -Dpageio.worker.cpuCap=n} overrides it (0: off).
+     */
+    static final int DEFAULT_CPU_CAP = Integer.getInteger("pageio.worker.cpuCap",
+            Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
+    /**
+     * {@link System#nanoTime} of the last wake-up the CPU cap held back, 0 if none yet. Volatile:
+     * written under the queue lock, read by the supervisor to decide whether to watch.
+     */
+    private volatile long capHeldAt;
+    /**
+     * Whether the supervisor sleeps for longer than {@link #CAP_CHECK_NANOS} (parked until a grow
+     * signal or a launch time). Volatile, against {@link #capHeldAt}: the supervisor stores it,
+     * then reads {@code capHeldAt}; a holder stores {@code capHeldAt}, then reads it (Dekker; both
+     * sequentially consistent), so a held-back wake-up is never left unwatched.
+     */
+    @SuppressWarnings("unused")
+    private volatile boolean supervisorAsleep;
+    /** How often the supervisor checks a queue the CPU cap left to awake workers: the cap's worst delay. */
+    static final long CAP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /**
+     * How long a worker counted by the cap must be inside one I/O before the supervisor's check
+     * calls it stalled (longer than {@link #busyNanos}: a preempted copy is not a stall).
+     */
+    static final long CAP_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long after the last held-back wake-up the supervisor keeps checking. */
+    static final long CAP_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Whether a waiting issuer executes its newest queued handle ({@link #helpNewest}). */
     volatile boolean issuerHelps = Boolean.parseBoolean(System.getProperty("pageio.worker.issuerHelps", "true"));
     /**
@@ -282,7 +321,7 @@ final class WorkerPool {
      * executes itself with its session's errno area. Never throws for an I/O error. Allocates nothing.
      */
     void submit(IoHandle[] handles, int count) {
-        long now = pgWakeRule ? 0 : System.nanoTime();
+        long now = pgWakeRule && cpuCap == 0 ? 0 : System.nanoTime();
         int queued = 0;
         int worker = -1;
         if ((boolean) QUEUE_LOCK.compareAndSet(this, 0, 1)) {
@@ -303,6 +342,8 @@ final class WorkerPool {
             if (worker >= 0) {
                 countHandOff(HO_SUBMIT_WAKES);
                 wake(worker);
+            } else if (cpuCap > 0) {
+                capHeldBack(now);
             }
             if (queued < count && accepting()) {
                 INLINE_FULL.getAndAdd(this, (long) (count - queued));
@@ -347,14 +388,15 @@ final class WorkerPool {
      * handle's execution. Issuer thread.
      */
     boolean takeBack(IoHandle h, long generation) {
+        boolean pgTake = pgWakeRule && cpuCap == 0; // with the cap: idle workers do not forbid it
         if ((int) SPINNER.getVolatile(this) >= 0 || !accepting()
-                || (pgWakeRule && (!takeBackEnabled || (long) IDLE.getAcquire(this) != 0))) {
+                || (pgTake && (!takeBackEnabled || (long) IDLE.getAcquire(this) != 0))) {
             return false; // a worker will be there soon (or stop drains the queue)
         }
         int kick = -1;
         lockQueue();
         try {
-            if (!accepting || (int) SPINNER.getVolatile(this) >= 0 || (pgWakeRule && (long) IDLE.get(this) != 0)) {
+            if (!accepting || (int) SPINNER.getVolatile(this) >= 0 || (pgTake && (long) IDLE.get(this) != 0)) {
                 return false;
             }
             int tl = (int) TAIL.get(this);
@@ -367,7 +409,7 @@ final class WorkerPool {
                     return false; // cannot happen: a queued handle is SUBMITTED with its generation
                 }
                 if (depthLocked() < 2 || !takeBackEnabled || ((long) IDLE.get(this) != 0 && !shortIosLocked())) {
-                    if (!pgWakeRule && woken == 0) {
+                    if (!pgTake && woken == 0 && (cpuCap == 0 || awakeSoonLocked(System.nanoTime()) < cpuCap)) {
                         // nobody is on the way: wake one (-1 if none is idle: an awake one takes it next)
                         kick = chooseIdleLocked(-1);
                     }
@@ -577,7 +619,56 @@ final class WorkerPool {
      * I/O is done. Queue lock held.
      */
     boolean wakeNeededLocked(int depth, long now) {
-        return depth > 0 && (pgWakeRule || depth > awakeSoonLocked(now));
+        if (depth <= 0) {
+            return false;
+        }
+        int cap = cpuCap;
+        if (pgWakeRule && cap == 0) {
+            return true;
+        }
+        int soon = awakeSoonLocked(now);
+        if (cap != 0 && soon >= cap) {
+            if (capHeldAt != now) {
+                capHeldAt = now; // volatile: the supervisor watches the workers from now on
+            }
+            return false;
+        }
+        return pgWakeRule || depth > soon;
+    }
+
+    /**
+     * After {@link #wakeNeededLocked}{@code (depth, now)} chose nobody (caller outside the queue
+     * lock): if that was the CPU cap holding a wake-up back ({@code capHeldAt == now}) and the supervisor sleeps for longer than {@link #CAP_CHECK_NANOS}, wakes it so
+     * that it watches the queue. One volatile load when it is awake already.
+     */
+    void capHeldBack(long now) {
+        if (capHeldAt == now && supervisorAsleep && SUPERVISOR_ASLEEP.compareAndSet(this, true, false)) {
+            LockSupport.unpark(supervisor);
+        }
+    }
+
+    /**
+     * The supervisor's CPU-cap check, every {@link #CAP_CHECK_NANOS} while wake-ups were held
+     * back in the last {@link #CAP_LINGER_NANOS}: if handles are queued, nobody is on the way and
+     * the awake workers no longer count as taking one soon (one got stuck in a long system call
+     * after it was counted), wakes the lowest idle worker — PostgreSQL's wake-up, late by at most
+     * one check. Supervisor thread.
+     */
+    private void checkCapHeld(long now) {
+        int kick = -1;
+        lockQueue();
+        try {
+            if (accepting && woken == 0 && depthLocked() > 0
+                    && awakeSoonLocked(now, Math.max(busyNanos, CAP_STALL_NANOS)) < cpuCap) {
+                kick = chooseIdleLocked(-1);
+            }
+        } finally {
+            unlockQueue();
+        }
+        if (kick >= 0) {
+            countHandOff(HO_SUPERVISOR_WAKES);
+            wake(kick);
+        }
     }
 
     /**
@@ -590,13 +681,18 @@ final class WorkerPool {
      * {@code ioNanosAvg} are stable then).
      */
     int awakeSoonLocked(long now) {
+        return awakeSoonLocked(now, busyNanos);
+    }
+
+    /** {@link #awakeSoonLocked(long)} counting a worker inside its current I/O for less than {@code inIoNanos}. */
+    int awakeSoonLocked(long now, long inIoNanos) {
         long awake = (long) REGISTERED.getVolatile(this) & ~(long) IDLE.get(this);
         int n = 0;
         for (long set = awake; set != 0; set &= set - 1) {
             int id = Long.numberOfTrailingZeros(set);
             IoWorker w = (IoWorker) SLOTS.getAcquire(slots, id);
             if ((woken & (1L << id)) != 0 || w == null
-                    || (w.ioNanosAvg < busyNanos && now - w.busySince < busyNanos)) {
+                    || (w.ioNanosAvg < busyNanos && now - w.busySince < inIoNanos)) {
                 n++; // on its way, just launched (it looks at the queue first), or busy only briefly
             }
         }
@@ -753,7 +849,8 @@ final class WorkerPool {
         return new HandOffStats(COUNT_HANDOFFS, ios, (long) TAKEN_BACK.getVolatile(this),
                 (long) INLINE_FULL.getVolatile(this) + (long) INLINE_CONTENDED.getVolatile(this),
                 v[HO_BATCHES], v[HO_SUBMIT_WAKES], v[HO_CHAIN_WAKES], v[HO_WORKER_PARKS], v[HO_WAKEUPS_FOR_WORK],
-                v[HO_FUTILE_WAKEUPS], v[HO_WAITS], v[HO_WAITER_SLEEPS], v[HO_WAITER_UNPARKS], v[HO_WAITER_KICKS]);
+                v[HO_FUTILE_WAKEUPS], v[HO_WAITS], v[HO_WAITER_SLEEPS], v[HO_WAITER_UNPARKS], v[HO_WAITER_KICKS],
+                v[HO_SUPERVISOR_WAKES]);
     }
 
     /** One more I/O executed by worker {@code id}. Single writer per id: opaque store. */
@@ -884,11 +981,28 @@ final class WorkerPool {
             if (stopping) {
                 break;
             }
+            if (cpuCap > 0) {
+                // The CPU cap: watch a queue left to awake workers while wake-ups are held back.
+                long now = System.nanoTime();
+                long held = capHeldAt;
+                if (held != 0 && now - held < CAP_LINGER_NANOS) {
+                    checkCapHeld(now);
+                    sleep = sleep < 0 ? CAP_CHECK_NANOS : Math.min(sleep, CAP_CHECK_NANOS);
+                } else if (sleep < 0 || sleep > CAP_CHECK_NANOS) {
+                    supervisorAsleep = true; // then read capHeldAt again: a holder may have missed it
+                    held = capHeldAt;
+                    if (held != 0 && System.nanoTime() - held < CAP_LINGER_NANOS) {
+                        supervisorAsleep = false;
+                        continue;
+                    }
+                }
+            }
             if (sleep < 0) {
                 LockSupport.park(this);
             } else {
                 LockSupport.parkNanos(this, sleep);
             }
+            supervisorAsleep = false;
             Thread.interrupted(); // interrupts mean nothing here; do not let them turn park into a spin
         }
     }

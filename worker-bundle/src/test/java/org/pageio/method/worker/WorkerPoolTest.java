@@ -97,6 +97,7 @@ class WorkerPoolTest {
     /** As {@link #start(WorkerSettings)} with pageio's wake-up rule instead of PostgreSQL's (the default). */
     private void startWithPageioWakeRule(WorkerSettings s) {
         method = new WorkerIoMethod(s, false);
+        method.setCpuCap(0); // pageio's wake-up rule alone
         ctx = AioContext.create(method, new AioConfig(8, 64, 16));
     }
 
@@ -621,6 +622,111 @@ class WorkerPoolTest {
             if (opener != null) {
                 opener.join(DEADLINE_MS);
             }
+            s.close();
+        }
+    }
+
+    @Test
+    void withTheCpuCapAHandleQueuedBehindAWorkerOnShortIosWakesNobodyAndThatWorkerTakesItNext() throws Exception {
+        assertCpuCap(1);
+    }
+
+    @Test
+    void withoutTheCpuCapTheSameHandleWakesTheIdleWorkerAtOnce() throws Exception {
+        assertCpuCap(0);
+    }
+
+    /**
+     * Worker 0 is held inside A and counted as running short I/Os (as a copy from the page cache
+     * is); B is queued. With the cap at 1 nobody is woken for B, and worker 0 runs it after A
+     * (nobody else would: the supervisor's check sees worker 0 still counted). With the cap off,
+     * PostgreSQL's rule wakes worker 1 for B at once.
+     */
+    private void assertCpuCap(int cap) throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        method.setCpuCap(cap);
+        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
+        await("2 idle workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        IoSession s = ctx.openSession("cap");
+        try {
+            MemorySegment bufA = arena.allocate(BLOCK, 4096);
+            IoReturn retA = new IoReturn();
+            IoHandle a = s.acquire();
+            long genA = a.generation();
+            a.setIovec(0, bufA).setReturn(retA).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
+
+            MemorySegment bufB = arena.allocate(BLOCK, 4096);
+            IoReturn retB = new IoReturn();
+            IoHandle b = s.acquire();
+            long genB = b.generation();
+            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            String runsB;
+            if (cap == 0) {
+                await("worker 1 woken for B", () -> gate.threads.contains("pageio io worker 1"));
+                runsB = "pageio io worker 1";
+            } else {
+                Thread.sleep(50); // 25 supervisor checks
+                WorkerPoolStats st = method.stats();
+                assertEquals(1, st.queueDepth(), "B waits in the queue: " + st);
+                assertEquals(1, st.workersIdle(), "worker 1 was woken for B although worker 0 is on a short I/O: " + st);
+                runsB = "pageio io worker 0";
+            }
+            gate.gate.countDown();
+            s.await(b, genB);
+            assertEquals(IoResult.OK, retB.status(), retB.message());
+            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            assertEquals(List.of("pageio io worker 0", runsB), List.copyOf(gate.threads), "A in worker 0, B in " + runsB);
+            s.await(a, genA);
+            assertEquals(IoResult.OK, retA.status(), retA.message());
+            assertTrue(holdsBlock(bufA, 3), "A read block 3");
+        } finally {
+            gate.gate.countDown();
+            s.close();
+        }
+    }
+
+    /**
+     * With the CPU cap, a read queued behind worker 0 while worker 0 counted as on a short I/O is not
+     * left there when that I/O stalls: the supervisor's check sees worker 0 inside one I/O for
+     * longer than {@code busyNanos} (20 ms here) and wakes worker 1 for it, with nobody waiting.
+     */
+    @Test
+    void withTheCpuCapAReadBehindAWorkerThatStallsGoesToAnIdleWorkerWithoutAWaiter() throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        method.setCpuCap(1);
+        method.pool().busyNanos = TimeUnit.MILLISECONDS.toNanos(20);
+        await("2 idle workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        IoSession s = ctx.openSession("stall");
+        IoHandle[] hs = new IoHandle[2];
+        long[] gens = new long[2];
+        IoReturn[] rets = new IoReturn[2];
+        MemorySegment[] bufs = new MemorySegment[2];
+        try {
+            long t0 = 0;
+            for (int i = 0; i < 2; i++) { // two submissions: A wakes worker 0, B finds it on its way
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                rets[i] = new IoReturn();
+                bufs[i] = arena.allocate(BLOCK, 4096);
+                t0 = System.nanoTime();
+                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).addCallback(gate, 0).startReadv(fd, 1, (3L + 2 * i) * BLOCK);
+            }
+            await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"));
+            long handedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(handedMs >= 15, "B went to worker 1 after " + handedMs + " ms: before worker 0 counted as stalled");
+            assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads));
+            gate.gate.countDown();
+            for (int i = 0; i < 2; i++) {
+                s.await(hs[i], gens[i]);
+                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                assertTrue(holdsBlock(bufs[i], 3 + 2 * i), "read " + i + " read block " + (3 + 2 * i));
+            }
+            assertEquals(0, method.stats().takenBack(), method.stats().toString());
+        } finally {
+            gate.gate.countDown();
             s.close();
         }
     }
