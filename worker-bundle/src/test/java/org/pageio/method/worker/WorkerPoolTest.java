@@ -452,6 +452,26 @@ class WorkerPoolTest {
         return true;
     }
 
+    /** A read of one block submitted at once through {@link #submitRead}. */
+    private record Read(IoHandle h, long gen, IoReturn ret, MemorySegment buf, long block) {
+        /** Waits for it and checks that it read its block. */
+        void awaitOk(IoSession s, String name) {
+            s.await(h, gen);
+            assertEquals(IoResult.OK, ret.status(), ret.message());
+            assertTrue(holdsBlock(buf, block), name + " read block " + block);
+        }
+    }
+
+    /** Starts (and so submits) a read of {@code block} into a fresh buffer with callback {@code cb}. */
+    private Read submitRead(IoSession s, long block, IoCallback cb) {
+        MemorySegment buf = arena.allocate(BLOCK, 4096);
+        IoReturn ret = new IoReturn();
+        IoHandle h = s.acquire();
+        long gen = h.generation();
+        h.setIovec(0, buf).setReturn(ret).addCallback(cb, 0).startReadv(fd, 1, block * BLOCK);
+        return new Read(h, gen, ret, buf, block);
+    }
+
     @Test
     void anIssuerThatMustWaitTakesBackAQueuedHandleWhenEveryWorkerIsBusy() throws Exception {
         start(WorkerSettings.of(1, 1, 60_000, 100_000));
@@ -588,18 +608,9 @@ class WorkerPoolTest {
         IoSession s = ctx.openSession("lone");
         Thread opener = null;
         try {
-            MemorySegment bufA = arena.allocate(BLOCK, 4096);
-            IoReturn retA = new IoReturn();
-            IoHandle a = s.acquire();
-            long genA = a.generation();
-            a.setIovec(0, bufA).setReturn(retA).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            Read a = submitRead(s, 3, gate);
             await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
-
-            MemorySegment bufB = arena.allocate(BLOCK, 4096);
-            IoReturn retB = new IoReturn();
-            IoHandle b = s.acquire();
-            long genB = b.generation();
-            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            Read b = submitRead(s, 5, gate);
             Thread.sleep(50);
             // pageio's wake-up rule: one handle queued, one worker awake (busy with A): nobody is woken.
             WorkerPoolStats st = method.stats();
@@ -608,14 +619,10 @@ class WorkerPoolTest {
 
             // The issuer needs B now: a lone handle is not taken back, the idle worker is woken for it.
             opener = openWhen(gate.gate, () -> gate.threads.contains("pageio io worker 1"), DEADLINE_MS, "gate opener");
-            s.await(b, genB);
-            assertEquals(IoResult.OK, retB.status(), retB.message());
-            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            b.awaitOk(s, "B");
             assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads),
                     "A in worker 0, B in worker 1 woken by the waiting issuer");
-            s.await(a, genA);
-            assertEquals(IoResult.OK, retA.status(), retA.message());
-            assertTrue(holdsBlock(bufA, 3), "A read block 3");
+            a.awaitOk(s, "A");
             assertEquals(0, method.stats().takenBack(), method.stats().toString());
         } finally {
             gate.gate.countDown();
@@ -650,18 +657,9 @@ class WorkerPoolTest {
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("cap");
         try {
-            MemorySegment bufA = arena.allocate(BLOCK, 4096);
-            IoReturn retA = new IoReturn();
-            IoHandle a = s.acquire();
-            long genA = a.generation();
-            a.setIovec(0, bufA).setReturn(retA).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            Read a = submitRead(s, 3, gate);
             await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
-
-            MemorySegment bufB = arena.allocate(BLOCK, 4096);
-            IoReturn retB = new IoReturn();
-            IoHandle b = s.acquire();
-            long genB = b.generation();
-            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            Read b = submitRead(s, 5, gate);
             String runsB;
             if (cap == 0) {
                 await("worker 1 woken for B", () -> gate.threads.contains("pageio io worker 1"));
@@ -674,13 +672,9 @@ class WorkerPoolTest {
                 runsB = "pageio io worker 0";
             }
             gate.gate.countDown();
-            s.await(b, genB);
-            assertEquals(IoResult.OK, retB.status(), retB.message());
-            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            b.awaitOk(s, "B");
             assertEquals(List.of("pageio io worker 0", runsB), List.copyOf(gate.threads), "A in worker 0, B in " + runsB);
-            s.await(a, genA);
-            assertEquals(IoResult.OK, retA.status(), retA.message());
-            assertTrue(holdsBlock(bufA, 3), "A read block 3");
+            a.awaitOk(s, "A");
         } finally {
             gate.gate.countDown();
             s.close();
@@ -700,30 +694,18 @@ class WorkerPoolTest {
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("stall");
-        IoHandle[] hs = new IoHandle[2];
-        long[] gens = new long[2];
-        IoReturn[] rets = new IoReturn[2];
-        MemorySegment[] bufs = new MemorySegment[2];
         try {
-            long t0 = 0;
-            for (int i = 0; i < 2; i++) { // two submissions: A wakes worker 0, B finds it on its way
-                hs[i] = s.acquire();
-                gens[i] = hs[i].generation();
-                rets[i] = new IoReturn();
-                bufs[i] = arena.allocate(BLOCK, 4096);
-                t0 = System.nanoTime();
-                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).addCallback(gate, 0).startReadv(fd, 1, (3L + 2 * i) * BLOCK);
-            }
+            // two submissions: A wakes worker 0, B finds it on its way
+            Read a = submitRead(s, 3, gate);
+            long t0 = System.nanoTime();
+            Read b = submitRead(s, 5, gate);
             await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"));
             long handedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(handedMs >= 15, "B went to worker 1 after " + handedMs + " ms: before worker 0 counted as stalled");
             assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads));
             gate.gate.countDown();
-            for (int i = 0; i < 2; i++) {
-                s.await(hs[i], gens[i]);
-                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
-                assertTrue(holdsBlock(bufs[i], 3 + 2 * i), "read " + i + " read block " + (3 + 2 * i));
-            }
+            a.awaitOk(s, "A");
+            b.awaitOk(s, "B");
             assertEquals(0, method.stats().takenBack(), method.stats().toString());
         } finally {
             gate.gate.countDown();
