@@ -54,7 +54,10 @@ import org.pageio.posix.Residency;
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
  *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep]
+ *                        [--checksums on|off]
  * </pre>
+ * {@code --checksums off} reads without page verification ({@code data_checksums} off), to
+ * measure what CRC32C of freshly DMA'd pages costs the stream.
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
  * with the same reads through the AIO core and the method alone (no buffer manager);
@@ -92,33 +95,47 @@ public final class DirectVsFioBench {
         int rounds = 3;
         boolean keep = false;
         boolean raw = false;
+        boolean checksums = true;
         int warmups = 2;
         List<Integer> rawGroups = List.of();
         String workloads = "both";
         List<String> engines = List.of("io_uring");
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--dir" -> dir = Path.of(args[++i]);
-                case "--size-mib" -> sizeMib = Long.parseLong(args[++i]);
-                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--engines" -> engines = List.of(args[++i].split(","));
-                case "--workloads" -> workloads = args[++i];
-                case "--keep" -> keep = true;
-                case "--raw" -> raw = true;
-                case "--warmups" -> warmups = Integer.parseInt(args[++i]);
-                case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
-                case "--raw-groups" -> {
-                    List<Integer> g = new ArrayList<>();
-                    for (String v : args[++i].split(",")) {
-                        g.add(Integer.parseInt(v.trim()));
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--dir" -> dir = Path.of(args[++i]);
+                    case "--size-mib" -> sizeMib = Long.parseLong(args[++i]);
+                    case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+                    case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                    case "--engines" -> engines = List.of(args[++i].split(","));
+                    case "--workloads" -> workloads = args[++i];
+                    case "--keep" -> keep = true;
+                    case "--checksums" -> checksums = switch (args[++i]) {
+                        case "on" -> true;
+                        case "off" -> false;
+                        default -> throw new IllegalArgumentException("--checksums must be on or off, not " + args[i]);
+                    };
+                    case "--raw" -> raw = true;
+                    case "--warmups" -> warmups = Integer.parseInt(args[++i]);
+                    case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
+                    case "--raw-groups" -> {
+                        List<Integer> g = new ArrayList<>();
+                        for (String v : args[++i].split(",")) {
+                            g.add(Integer.parseInt(v.trim()));
+                        }
+                        rawGroups = List.copyOf(g);
                     }
-                    rawGroups = List.copyOf(g);
+                    default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                            + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
+                            + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --sample-inflight --keep"
+                            + " --checksums on|off");
                 }
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
-                        + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --sample-inflight --keep");
             }
+        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+            System.err.println("direct-vs-fio: " + (e instanceof ArrayIndexOutOfBoundsException
+                    ? "the last option needs a value"
+                    : e instanceof NumberFormatException ? "a number was expected (" + e.getMessage() + ")" : e.getMessage()));
+            System.exit(2);
         }
         if (sizeMib < 1024) {
             System.out.println("note: the issue's figure needs --size-mib 1024 or more; " + sizeMib + " MiB is a smoke run");
@@ -129,6 +146,7 @@ public final class DirectVsFioBench {
                 .build();
         BufMgrSettings.Builder db = settings.toBuilder();
         db.directIo = true;
+        db.dataChecksums = checksums;
         BufMgrSettings direct = db.build();
         Files.createDirectories(dir);
         List<Result> all = new ArrayList<>();
@@ -138,8 +156,9 @@ public final class DirectVsFioBench {
             try {
                 prepare(rel, blocks);
                 rel.close();
-                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment, on %s; %s; load average %s%n",
-                        file, sizeMib, blocks, DeviceSampler.name(file), UringVsFioBench.fioVersion(), loadAverage());
+                System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment, on %s; %s; load average %s%s%n",
+                        file, sizeMib, blocks, DeviceSampler.name(file), UringVsFioBench.fioVersion(), loadAverage(),
+                        checksums ? "" : "; data checksums OFF (pages not verified)");
                 // Warm-up, not recorded: the first passes in a JVM run interpreted and pay for JIT
                 // compilation, which on a 1 GiB pass at GB/s is most of the pass.
                 // Two by default: a 1 GiB sequential pass lasts about half a second, and C2 was still
