@@ -638,8 +638,9 @@ final class WorkerPool {
 
     /**
      * After {@link #wakeNeededLocked}{@code (depth, now)} chose nobody (caller outside the queue
-     * lock): if that was the CPU cap holding a wake-up back ({@code capHeldAt == now}) and the supervisor sleeps for longer than {@link #CAP_CHECK_NANOS}, wakes it so
-     * that it watches the queue. One volatile load when it is awake already.
+     * lock): if that was the CPU cap holding a wake-up back ({@code capHeldAt == now}) and the
+     * supervisor sleeps for longer than {@link #CAP_CHECK_NANOS}, wakes it so that it watches the
+     * queue. Two volatile loads when it is awake already.
      */
     void capHeldBack(long now) {
         if (capHeldAt == now && supervisorAsleep && SUPERVISOR_ASLEEP.compareAndSet(this, true, false)) {
