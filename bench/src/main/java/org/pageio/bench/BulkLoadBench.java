@@ -87,25 +87,26 @@ public final class BulkLoadBench {
         List<Integer> builderCounts = List.of(0, Loader.defaultBuilders());
         boolean profile = false;
         List<Long> syncEverys = List.of(-1L);
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rows" -> rows = Long.parseLong(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--cases" -> cases = List.of(args[++i].split(","));
-                case "--dir" -> dir = Path.of(args[++i]);
-                case "--write-blocks" -> writeBlocks = Integer.parseInt(args[++i]);
-                case "--in-flight" -> inFlights = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
-                case "--builders" -> builderCounts = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+        BenchArgs a = new BenchArgs("bulk-load", "--rows N --rounds N --cases " + String.join(",", ALL)
+                + " --write-blocks N --in-flight N[,N] --builders N[,N] --sync-every N[,N] --profile --dir DIR --no-fio", args);
+        while (a.next()) {
+            switch (a.option()) {
+                case "--rows" -> rows = a.longValue();
+                case "--rounds" -> rounds = a.intValue();
+                case "--cases" -> cases = List.of(a.value().split(","));
+                case "--dir" -> dir = Path.of(a.value());
+                case "--write-blocks" -> writeBlocks = a.intValue();
+                case "--in-flight" -> inFlights = a.listValue(Integer::valueOf);
+                case "--builders" -> builderCounts = a.listValue(Integer::valueOf);
                 case "--profile" -> profile = true;
-                case "--sync-every" -> syncEverys = java.util.Arrays.stream(args[++i].split(",")).map(Long::valueOf).toList();
+                case "--sync-every" -> syncEverys = a.listValue(Long::valueOf);
                 case "--no-fio" -> cases = cases.stream().filter(c -> !c.startsWith("fio")).toList();
-                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; use --rows N --rounds N --cases "
-                        + String.join(",", ALL) + " --write-blocks N --in-flight N[,N] --builders N[,N] --sync-every N[,N] --profile --dir DIR --no-fio");
+                default -> throw a.unknown();
             }
         }
         for (String c : cases) {
             if (!ALL.contains(c)) {
-                throw new IllegalArgumentException("unknown case " + c + "; valid: " + String.join(",", ALL));
+                throw a.fail("unknown case " + c + "; valid: " + String.join(",", ALL));
             }
         }
         if (cases.stream().anyMatch(c -> c.startsWith("fio"))) {

@@ -100,42 +100,32 @@ public final class DirectVsFioBench {
         List<Integer> rawGroups = List.of();
         String workloads = "both";
         List<String> engines = List.of("io_uring");
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--dir" -> dir = Path.of(args[++i]);
-                    case "--size-mib" -> sizeMib = Long.parseLong(args[++i]);
-                    case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                    case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                    case "--engines" -> engines = List.of(args[++i].split(","));
-                    case "--workloads" -> workloads = args[++i];
-                    case "--keep" -> keep = true;
-                    case "--checksums" -> checksums = switch (args[++i]) {
+        BenchArgs a = new BenchArgs("direct-vs-fio", "--dir DIR --size-mib N --seconds N --rounds N"
+                + " --engines io_uring,threads --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N"
+                + " --sample-inflight --keep --checksums on|off", args);
+        while (a.next()) {
+            switch (a.option()) {
+                case "--dir" -> dir = Path.of(a.value());
+                case "--size-mib" -> sizeMib = a.longValue();
+                case "--seconds" -> seconds = a.intValue();
+                case "--rounds" -> rounds = a.intValue();
+                case "--engines" -> engines = List.of(a.value().split(","));
+                case "--workloads" -> workloads = a.value();
+                case "--keep" -> keep = true;
+                case "--checksums" -> {
+                    String v = a.value();
+                    checksums = switch (v) {
                         case "on" -> true;
                         case "off" -> false;
-                        default -> throw new IllegalArgumentException("--checksums must be on or off, not " + args[i]);
+                        default -> throw a.fail("--checksums must be on or off, not " + v);
                     };
-                    case "--raw" -> raw = true;
-                    case "--warmups" -> warmups = Integer.parseInt(args[++i]);
-                    case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
-                    case "--raw-groups" -> {
-                        List<Integer> g = new ArrayList<>();
-                        for (String v : args[++i].split(",")) {
-                            g.add(Integer.parseInt(v.trim()));
-                        }
-                        rawGroups = List.copyOf(g);
-                    }
-                    default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                            + "; use --dir DIR --size-mib N --seconds N --rounds N --engines io_uring,threads"
-                            + " --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N --sample-inflight --keep"
-                            + " --checksums on|off");
                 }
+                case "--raw" -> raw = true;
+                case "--warmups" -> warmups = a.intValue();
+                case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
+                case "--raw-groups" -> rawGroups = a.listValue(Integer::parseInt);
+                default -> throw a.unknown();
             }
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("direct-vs-fio: " + (e instanceof ArrayIndexOutOfBoundsException
-                    ? "the last option needs a value"
-                    : e instanceof NumberFormatException ? "a number was expected (" + e.getMessage() + ")" : e.getMessage()));
-            System.exit(2);
         }
         if (sizeMib < 1024) {
             System.out.println("note: the issue's figure needs --size-mib 1024 or more; " + sizeMib + " MiB is a smoke run");

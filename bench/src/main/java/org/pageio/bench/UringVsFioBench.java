@@ -77,18 +77,19 @@ public final class UringVsFioBench {
         boolean unbatched = false;
         String workloads = "both";
         List<String> policies = new ArrayList<>(List.of("NEVER", "PG18", "PG19", "LARGE"));
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--dir" -> dir = Path.of(args[++i]);
-                case "--size-mib" -> sizeMib = Long.parseLong(args[++i]);
-                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--policies" -> policies = List.of(args[++i].split(","));
+        BenchArgs a = new BenchArgs("uring-vs-fio", "--dir DIR --size-mib N --seconds N --rounds N"
+                + " --policies NEVER,PG18,PG19,LARGE --unbatched --workloads seq|rand|both --keep", args);
+        while (a.next()) {
+            switch (a.option()) {
+                case "--dir" -> dir = Path.of(a.value());
+                case "--size-mib" -> sizeMib = a.longValue();
+                case "--seconds" -> seconds = a.intValue();
+                case "--rounds" -> rounds = a.intValue();
+                case "--policies" -> policies = List.of(a.value().split(","));
                 case "--keep" -> keep = true;
                 case "--unbatched" -> unbatched = true;
-                case "--workloads" -> workloads = args[++i];
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --dir DIR --size-mib N --seconds N --rounds N --policies NEVER,PG18,PG19,LARGE --unbatched --workloads seq|rand|both --keep");
+                case "--workloads" -> workloads = a.value();
+                default -> throw a.unknown();
             }
         }
         Files.createDirectories(dir);
