@@ -210,7 +210,7 @@ public final class AioContext implements AutoCloseable {
             IoMethod m = h.session().boundMethod();
             if (s == IoHandle.SUBMITTED && m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
                 m.waitOne(h, generation);
-            } else if (s != IoHandle.COMPLETED_IO || !h.pollWhileCompletingShared(generation)) {
+            } else {
                 h.sleepUntilCompleted(generation);
             }
         }

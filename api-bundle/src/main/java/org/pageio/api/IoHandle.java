@@ -612,10 +612,14 @@ public final class IoHandle {
 
     /**
      * Sleeps until the I/O of {@code generation} reached COMPLETED_SHARED or the handle was
-     * recycled. Any thread; uninterruptible (the interrupt status is kept), because giving up
-     * half-way would leave the caller without its buffer, as in PostgreSQL.
+     * recycled; first polls briefly if the shared callbacks are running in another thread
+     * ({@link #pollWhileCompletingShared}). Any thread; uninterruptible (the interrupt status is
+     * kept), because giving up half-way would leave the caller without its buffer, as in PostgreSQL.
      */
     void sleepUntilCompleted(long generation) {
+        if (pollWhileCompletingShared(generation)) {
+            return; // the shared callbacks were running in another thread, and ended within the poll
+        }
         boolean interrupted = false;
         WAITERS.getAndAdd(this, 1);
         try {

@@ -414,11 +414,7 @@ public final class IoSession implements AutoCloseable {
                         h.sleepUntilCompleted(generation);
                     }
                 }
-                case IoHandle.COMPLETED_IO -> { // the callbacks run in another thread: a few µs
-                    if (!h.pollWhileCompletingShared(generation)) {
-                        h.sleepUntilCompleted(generation);
-                    }
-                }
+                case IoHandle.COMPLETED_IO -> h.sleepUntilCompleted(generation);
                 default -> { // COMPLETED_SHARED, COMPLETED_LOCAL
                     if (own && s == IoHandle.COMPLETED_SHARED) {
                         reclaim(h);
