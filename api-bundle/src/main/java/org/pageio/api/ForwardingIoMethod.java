@@ -67,6 +67,16 @@ public abstract class ForwardingIoMethod implements IoMethod {
     }
 
     @Override
+    public void waitProgress(IoHandle handle, long generation, int max) {
+        delegate().waitProgress(handle, generation, max);
+    }
+
+    @Override
+    public int readyCompletions(IoSession session) {
+        return delegate().readyCompletions(session);
+    }
+
+    @Override
     public void checkOne(IoHandle handle, long generation) {
         delegate().checkOne(handle, generation);
     }

@@ -109,6 +109,27 @@ public interface IoMethod {
     }
 
     /**
+     * Waits until the handle is done (as {@link #waitOne}) or a completion of the handle's session
+     * is ready, then processes at most {@code max} ready completions (0: none), leaving the rest
+     * ready: lets a caller that waits for the oldest of many I/Os start new ones as others end,
+     * before it pays for their completion callbacks ({@link #readyCompletions}). The default waits
+     * for the handle. Any thread.
+     */
+    default void waitProgress(IoHandle handle, long generation, int max) {
+        waitOne(handle, generation);
+    }
+
+    /**
+     * How many of the session's I/Os have completed without their completions being processed yet
+     * (io_uring: CQEs waiting in the session's completion queue); 0 for a method whose completions
+     * are processed where they happen. A hint for a caller that keeps a number of I/Os in flight:
+     * those I/Os are no longer in flight. Owner only; never blocks.
+     */
+    default int readyCompletions(IoSession session) {
+        return 0;
+    }
+
+    /**
      * Non-blocking poll (PostgreSQL 19's {@code check_one}): process completions that are ready,
      * if any, without sleeping. Any thread; may take short locks.
      */

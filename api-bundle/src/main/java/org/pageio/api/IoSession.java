@@ -436,6 +436,45 @@ public final class IoSession implements AutoCloseable {
         await(h, h.fullGeneration(waitRef));
     }
 
+    /**
+     * Blocks until the I/O {@code waitRef} is over or a completion is ready, then processes at
+     * most {@code max} ready completions ({@link IoMethod#waitProgress}); with a method that
+     * completes I/O in other threads, blocks until the I/O is over. Submits staged I/O first. Does
+     * not reclaim. Owner only.
+     */
+    public void awaitRefProgress(long waitRef, int max) {
+        requireOwner("awaitRefProgress");
+        submitStaged();
+        IoHandle h = context.handle(IoHandle.refIndex(waitRef));
+        long generation = h.fullGeneration(waitRef);
+        int s = h.state();
+        if (h.recycled(generation) || s >= IoHandle.COMPLETED_SHARED) {
+            return;
+        }
+        IoMethod m = h.session() == this ? boundMethod : h.session().boundMethod();
+        if (s == IoHandle.SUBMITTED && m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
+            m.waitProgress(h, generation, max);
+        } else {
+            await(h, generation);
+        }
+    }
+
+    /** {@link IoMethod#readyCompletions}: this session's completed, unprocessed I/Os. Owner only. */
+    public int readyCompletions() {
+        return boundMethod == null ? 0 : boundMethod.readyCompletions(this);
+    }
+
+    /**
+     * Whether the I/O {@code waitRef} is over, from its handle's state alone: no poll of the
+     * method, no reclaim. Owner only.
+     */
+    public boolean peekRefDone(long waitRef) {
+        IoHandle h = context.handle(IoHandle.refIndex(waitRef));
+        long generation = h.fullGeneration(waitRef);
+        int s = h.state(); // state first, then generation (see checkDone)
+        return h.recycled(generation) || s >= IoHandle.COMPLETED_SHARED;
+    }
+
     /** {@link #checkDone(IoHandle, long)} by packed wait reference ({@link IoHandle#waitRef()}). */
     public boolean checkRefDone(long waitRef) {
         IoHandle h = context.handle(IoHandle.refIndex(waitRef));

@@ -54,10 +54,16 @@ import org.pageio.posix.Residency;
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
  *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep]
- *                        [--checksums on|off]
+ *                        [--checksums on|off] [--io-max-concurrency 128,64]
  * </pre>
  * {@code --checksums off} reads without page verification ({@code data_checksums} off), to
- * measure what CRC32C of freshly DMA'd pages costs the stream.
+ * measure what CRC32C of freshly DMA'd pages costs the stream. {@code --io-max-concurrency}
+ * ({@code io_max_concurrency}, I/O handles per session; default 128, twice the random depth): a
+ * random stream holds a handle for each read it has not consumed, and retires completed reads
+ * from its budget of 64 reads at the device only while it has handles to spare (bufmgr-bundle's
+ * README, "Retiring reads"); a second value runs the same stream again in each round with that
+ * many handles, in a row named {@code direct io_uring hN} ({@code h64}: none to spare, PostgreSQL's
+ * accounting).
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
  * with the same reads through the AIO core and the method alone (no buffer manager);
@@ -100,9 +106,15 @@ public final class DirectVsFioBench {
         List<Integer> rawGroups = List.of();
         String workloads = "both";
         List<String> engines = List.of("io_uring");
+        // io_max_concurrency: I/O handles per session. Twice the random depth, so that a random
+        // stream can start replacements for completed reads before it has processed them (its
+        // reads at the device stay at effective_io_concurrency = 64, fio's iodepth); more values
+        // run the same stream again in each round with that many handles ("direct io_uring h64":
+        // no handle to spare, PostgreSQL's accounting).
+        List<Integer> ioMaxConcurrency = List.of(2 * RAND_DEPTH);
         BenchArgs a = new BenchArgs("direct-vs-fio", "--dir DIR --size-mib N --seconds N --rounds N"
                 + " --engines io_uring,threads --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N"
-                + " --sample-inflight --keep --checksums on|off", args);
+                + " --sample-inflight --keep --checksums on|off --io-max-concurrency 128,64", args);
         while (a.next()) {
             switch (a.option()) {
                 case "--dir" -> dir = Path.of(a.value());
@@ -124,6 +136,7 @@ public final class DirectVsFioBench {
                 case "--warmups" -> warmups = a.intValue();
                 case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
                 case "--raw-groups" -> rawGroups = a.listValue(Integer::parseInt);
+                case "--io-max-concurrency" -> ioMaxConcurrency = a.listValue(Integer::parseInt);
                 default -> throw a.unknown();
             }
         }
@@ -137,7 +150,12 @@ public final class DirectVsFioBench {
         BufMgrSettings.Builder db = settings.toBuilder();
         db.directIo = true;
         db.dataChecksums = checksums;
-        BufMgrSettings direct = db.build();
+        List<BufMgrSettings> directs = new ArrayList<>();
+        for (int n : ioMaxConcurrency) {
+            db.ioMaxConcurrency = n;
+            directs.add(db.build());
+        }
+        BufMgrSettings direct = directs.get(0);
         Files.createDirectories(dir);
         List<Result> all = new ArrayList<>();
         try (StorageManager writer = new StorageManager(dir, settings.segmentBlocks(), false)) {
@@ -181,6 +199,11 @@ public final class DirectVsFioBench {
                         }
                         for (String engine : engines) {
                             all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
+                            for (int k = 1; k < directs.size(); k++) { // the same stream with fewer I/O handles
+                                Result r = ours(dir, directs.get(k), file, blocks, random, seconds, engine);
+                                all.add(print(new Result(iomcName(engine, ioMaxConcurrency.get(k)), r.workload(),
+                                        r.bytesPerSecond(), r.iops(), r.ios(), r.cpuMicrosPerIo(), r.note())));
+                            }
                             if (raw) {
                                 all.add(print(raw(file, blocks, random, seconds, engine, 1)));
                             }
@@ -208,7 +231,7 @@ public final class DirectVsFioBench {
             String w = workload(random);
             double fioBest = UringVsFioBench.stat(asUring(all), "fio", w, random, true);
             double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
-            for (String who : whos(engines, raw, rawGroups)) {
+            for (String who : whos(engines, raw, rawGroups, ioMaxConcurrency)) {
                 double[] paired = pairedRatios(all, who, w, random);
                 System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f) (target %s)%n", w,
                         who, random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
@@ -246,10 +269,13 @@ public final class DirectVsFioBench {
         return new double[] {median, q[0], q[n - 1]};
     }
 
-    private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups) {
+    private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups, List<Integer> iomc) {
         List<String> whos = new ArrayList<>();
         for (String e : engines) {
             whos.add("direct " + e);
+            for (int k = 1; k < iomc.size(); k++) {
+                whos.add(iomcName(e, iomc.get(k)));
+            }
             if (raw) {
                 whos.add("raw " + e);
             }
@@ -258,6 +284,10 @@ public final class DirectVsFioBench {
             }
         }
         return whos;
+    }
+
+    private static String iomcName(String engine, int ioMaxConcurrency) {
+        return "direct " + engine + " h" + ioMaxConcurrency;
     }
 
     private static String rawName(String engine, int group) {
@@ -461,10 +491,10 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
-        String note = String.format(Locale.ROOT, "(stream: %.1f reads in flight, %.1f blocks per read, %d waits of %.1f ms,"
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in progress, %.1f blocks per read, %d waits of %.1f ms, %d reads over before reached,"
                 + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s)%s",
                 stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), stats.waitNanos() / 1e6,
-                stats.averageDistance(),
+                stats.retiredReads(), stats.averageDistance(),
                 stats.maxDistance(), stats.capacity(), stats.maxIos(), stats.readsBeforeFullDepth(),
                 stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), dev == null ? "" : " (" + dev.note() + ")");
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),

@@ -370,6 +370,33 @@ public final class BufferSession implements AutoCloseable {
     }
 
     /**
+     * Whether nothing of {@code op} is in flight: the I/O that {@link #startReadBuffers} issued
+     * for it is over, or none is (io_method=sync defers its reads to the wait). Reads the handle's
+     * state only: no poll of the method, no blocking (a completion io_uring has not reaped yet
+     * does not count). Errors are not looked at: {@link #waitReadBuffers} reports them, and may
+     * still have to read blocks that a partial or failed read did not deliver. Owner only.
+     */
+    public boolean readBuffersIoOver(ReadBuffersOperation op) {
+        if (op.nblocksDone >= op.nblocks) {
+            return true;
+        }
+        long ref = op.ownRef != IoHandle.NO_WAIT_REF ? op.ownRef : op.foreignRef;
+        return ref == IoHandle.NO_WAIT_REF || io.peekRefDone(ref);
+    }
+
+    /**
+     * Blocks until {@code op}'s I/O is over or a completion is ready, then processes at most
+     * {@code max} ready completions ({@link IoSession#awaitRefProgress}); returns at once if the
+     * I/O is over or none was issued. Owner only.
+     */
+    public void awaitReadProgress(ReadBuffersOperation op, int max) {
+        long ref = op.ownRef != IoHandle.NO_WAIT_REF ? op.ownRef : op.foreignRef;
+        if (op.nblocksDone < op.nblocks && ref != IoHandle.NO_WAIT_REF) {
+            io.awaitRefProgress(ref, max);
+        }
+    }
+
+    /**
      * Waits for a read unless it is already done (reclaiming it when it is ours); with
      * {@code track_io_timing} the wait is charged to stat_io's read_time. Returns whether it
      * blocked.

@@ -616,6 +616,38 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
+     * Waits until {@code h} is finished or a completion is ready in the CQ (or another thread
+     * processed one while this one waited for the lock), then processes at most {@code max} ready
+     * completions, leaving the rest in the CQ. Any thread; never throws.
+     */
+    public void waitForProgress(IoHandle h, long generation, int max) {
+        if (finished(h, generation)) {
+            return;
+        }
+        boolean sliced = Thread.currentThread() != h.session().owner();
+        completionLock.lock();
+        try {
+            long before = reaped;
+            while (!closed && !finished(h, generation) && reaped == before && readyCompletions() == 0) {
+                waitInKernelLocked(sliced);
+            }
+            if (!closed && max > 0) {
+                reapLocked(max);
+            }
+        } finally {
+            completionLock.unlock();
+        }
+    }
+
+    /**
+     * CQEs in the completion queue, not reaped yet (a snapshot). Any thread; no lock: the head is
+     * read opaque (the lock holder advances it), the tail with acquire (the kernel's release).
+     */
+    public int readyCompletions() {
+        return (int) INT.getAcquire(cqRing, cqTailOff) - (int) INT.getOpaque(cqRing, cqHeadOff);
+    }
+
+    /**
      * Reaps what is ready without blocking: nothing if another thread holds the completion lock
      * (it is reaping). Any thread.
      *
@@ -650,6 +682,11 @@ public final class IoUring implements AutoCloseable {
      * flushing the kernel's overflow list when flagged. Completion lock held.
      */
     private int reapLocked() {
+        return reapLocked(Integer.MAX_VALUE);
+    }
+
+    /** {@link #reapLocked()}, stopping after {@code max} completions (the rest stays in the CQ). */
+    private int reapLocked(int max) {
         int n = 0;
         for (int flushes = 0; ; flushes++) {
             // Plain: only the completion-lock holder writes the CQ head, and the lock orders us after it.
@@ -657,7 +694,7 @@ public final class IoUring implements AutoCloseable {
             // Acquire: pairs with the kernel's release store of the tail, so the CQEs before it are
             // fully written when we read them.
             int tail = (int) INT.getAcquire(cqRing, cqTailOff);
-            while (head != tail) {
+            while (head != tail && n < max) {
                 long cqe = cqesOff + (long) (head & cqMask) * CQE_BYTES;
                 long userData = cqRing.get(JAVA_LONG, cqe + CQE_USER_DATA);
                 int res = cqRing.get(JAVA_INT, cqe + CQE_RES);
@@ -668,6 +705,9 @@ public final class IoUring implements AutoCloseable {
                 reaped++;
                 n++;
                 dispatch(userData, res);
+            }
+            if (n >= max) {
+                return n; // the rest stays in the CQ for the next reap
             }
             // Opaque: a hint; if set, the kernel holds completions that did not fit the CQ.
             if (((int) INT.getOpaque(sqRing, sqFlagsOff) & IORING_SQ_CQ_OVERFLOW) == 0 || flushes == MAX_FLUSHES) {

@@ -37,6 +37,23 @@ import org.pageio.posix.PosixException;
  * io_combine_limit)} reads have been consumed, whatever the device's speed. Hits decay the
  * distance as before.
  *
+ * <h2>Retiring reads (a pageio addition, random streams)</h2>
+ * PostgreSQL counts a read against {@code max_ios} until the consumer has waited for it, so a
+ * random stream whose reads complete out of order, or in bursts, keeps fewer than {@code max_ios}
+ * at the device: completed reads wait for the consumer in order while their slots stay taken. A
+ * stream that is not {@link #SEQUENTIAL} (and whose reads are not deferred to the wait, as
+ * {@code io_method=sync}'s are) holds up to {@value #RETIRE_FACTOR} × {@code max_ios} reads
+ * unconsumed, capped by the session's I/O handles, and counts against {@code max_ios} only those
+ * still in flight: a read whose handle says it is over, or whose completion the method has but has
+ * not processed ({@link org.pageio.api.IoSession#readyCompletions()}), is not. While the consumer
+ * waits for the oldest read, it waits for any completion instead
+ * ({@link BufferSession#awaitReadProgress}), starts replacements for what completed first, then
+ * processes {@value #PROGRESS_CHUNK} completions, and again, until the oldest is over: the device
+ * gets its next reads before the page checks of the last ones. Buffers still come out in order and
+ * the pins stay within the look-ahead distance; the device has at most {@code max_ios} of the
+ * stream's reads (the ready count is the session's: another stream's completions ready at the same
+ * moment can let this one exceed it briefly, by at most the other stream's own reads).
+ *
  * <h2>Queue</h2>
  * A circular array of pinned buffer ids of {@code max_pinned + 1} slots plus an overflow zone of
  * {@code io_combine_limit - 1}, so a combined read always fills a contiguous slice; what lands in
@@ -71,6 +88,25 @@ public final class ReadStream implements AutoCloseable {
      * kB–1 MB ones (directio-bundle's README, "Device depth and request size").
      */
     static final int GROUP_MIN_READS = 3;
+
+    /**
+     * How many reads a random stream may hold unconsumed, as a multiple of {@code max_ios}, when
+     * reads whose I/O is over leave the read budget ("Retiring reads" in the class comment); also
+     * capped by the session's I/O handles ({@code io_max_concurrency}).
+     */
+    static final int RETIRE_FACTOR = 2;
+
+    /**
+     * While the consumer waits for the oldest read, how many ready completions it processes
+     * (completion callbacks: page checks, checksums) before it looks ahead again.
+     */
+    static final int PROGRESS_CHUNK = 4;
+
+    /**
+     * A retiring stream submits its staged reads once this many are staged, instead of at the end
+     * of the look-ahead: the device gets the first replacements while the rest are prepared.
+     */
+    static final int SUBMIT_EVERY = 8;
 
     /** What the block callback returns at the end of the stream. */
     public static final long END = -1L;
@@ -120,8 +156,20 @@ public final class ReadStream implements AutoCloseable {
     private final long[] data;
     private ReadBuffersOperation[] ops;
     private final int[] opQueueIndex;
+    /**
+     * Read slots: {@code max_ios}, or {@value #RETIRE_FACTOR} × {@code max_ios} when reads whose
+     * I/O is over leave the budget ({@link #retire}).
+     */
+    private final int ioSlots;
+    /** Reads whose I/O ended before the consumer reached them leave the read budget. */
+    private final boolean retire;
     private int oldestIo;
+    /** Reads started and not yet consumed (waited for), oldest at {@link #oldestIo}. */
     private int ios;
+    /** Per read slot: its read is known to be over (only with {@link #retire}). */
+    private final boolean[] over;
+    /** How many of the {@link #ios} are known to be over: not counted against {@code max_ios}. */
+    private int retired;
 
     private int oldestBuffer;
     private int nextBuffer;
@@ -214,9 +262,19 @@ public final class ReadStream implements AutoCloseable {
         this.queueSize = maxPinned + 1;
         this.queue = new int[queueSize + ioCombineLimit - 1];
         this.data = new long[queueSize];
-        this.ops = new ReadBuffersOperation[maxIos];
-        this.opQueueIndex = new int[maxIos];
-        for (int i = 0; i < maxIos; i++) {
+        // Random access only: a sequential stream's pins ((max_ios + 1) × io_combine_limit) hold
+        // max_ios + 1 full-size reads, so its reads cannot outrun the consumer further anyway.
+        // io_method=sync starts a read only in the wait: none is ever over before it is consumed.
+        // Every unconsumed read holds one of the session's I/O handles until it is consumed: with
+        // no handle to spare beyond max_ios, a replacement would wait for (and reap) all of them.
+        int handles = session.io().context().config().ioMaxConcurrency();
+        int slots = Math.min(RETIRE_FACTOR * maxIos, handles);
+        this.retire = (flags & SEQUENTIAL) == 0 && !session.pool().defersReads() && slots > maxIos;
+        this.ioSlots = retire ? slots : maxIos;
+        this.ops = new ReadBuffersOperation[ioSlots];
+        this.opQueueIndex = new int[ioSlots];
+        this.over = new boolean[ioSlots];
+        for (int i = 0; i < ioSlots; i++) {
             ops[i] = session.newOperation(ioCombineLimit);
         }
         // Direct I/O gets no kernel read-ahead: a sequential stream's look-ahead is all that keeps
@@ -285,12 +343,29 @@ public final class ReadStream implements AutoCloseable {
         if (ios > 0 && opQueueIndex[oldestIo] == slot) {
             ReadBuffersOperation op = ops[oldestIo];
             long t0 = System.nanoTime();
-            boolean waited = session.waitReadBuffers(op);
+            boolean waited = false;
+            if (retire && !over[oldestIo]) {
+                // While the oldest read is in flight, each read that ends lets another start, as
+                // fio keeps its depth: wait for any completion, retire, refill, until it is over.
+                while (!session.readBuffersIoOver(op)) {
+                    waited = true;
+                    if (session.io().readyCompletions() == 0) {
+                        session.awaitReadProgress(op, 0); // until a completion is ready
+                    }
+                    lookAhead(); // replacements first: ready completions count as free
+                    session.awaitReadProgress(op, PROGRESS_CHUNK); // then pay for a few callbacks
+                }
+            }
+            waited |= session.waitReadBuffers(op);
             if (waited) {
                 stats.waits++;
                 stats.waitNanos += System.nanoTime() - t0;
             }
-            oldestIo = (oldestIo + 1) % maxIos;
+            if (over[oldestIo]) {
+                over[oldestIo] = false;
+                retired--;
+            }
+            oldestIo = (oldestIo + 1) % ioSlots;
             ios--;
             afterIo(waited);
         }
@@ -350,7 +425,7 @@ public final class ReadStream implements AutoCloseable {
                     startPendingRead();
                     continue;
                 }
-                if (ended || ios >= maxIos || !lookFurther()) {
+                if (ended || readBudgetFull() || !lookFurther()) {
                     break;
                 }
                 long block = takeBlock();
@@ -367,7 +442,7 @@ public final class ReadStream implements AutoCloseable {
                     // not adjacent (or full): the pending read must go first
                     ungetBlock = block;
                     ungetData = callbackData;
-                    if (ios >= maxIos) {
+                    if (readBudgetFull()) {
                         break;
                     }
                     startPendingRead();
@@ -400,7 +475,38 @@ public final class ReadStream implements AutoCloseable {
             return false;
         }
         int freePins = distance - pinned - forwarded - pendingLen;
-        return maxIos - ios < readGroup || freePins < Math.max(1, distance / 8);
+        return maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup || freePins < Math.max(1, distance / 8);
+    }
+
+    /**
+     * Whether no read may start now: {@code max_ios} reads are in flight, or every read slot holds
+     * a read the consumer has not reached. With {@link #retire}, reads the method has completed but
+     * not processed yet ({@link org.pageio.api.IoSession#readyCompletions()}) are not in flight,
+     * and a budget that still looks full is re-counted from the handles' states (no poll of the
+     * method): reads found over leave the budget.
+     */
+    private boolean readBudgetFull() {
+        if (ios >= ioSlots) {
+            return true;
+        }
+        if (ios - retired < maxIos) {
+            return false;
+        }
+        if (!retire) {
+            return true;
+        }
+        if (ios - retired - session.io().readyCompletions() < maxIos) {
+            return false; // completed, not processed yet: no longer in flight
+        }
+        int before = retired;
+        for (int i = 0, k = oldestIo; i < ios; i++, k = k + 1 == ioSlots ? 0 : k + 1) {
+            if (!over[k] && session.readBuffersIoOver(ops[k])) {
+                over[k] = true;
+                retired++;
+            }
+        }
+        stats.retired += retired - before;
+        return ios - retired >= maxIos;
     }
 
     private long takeBlock() {
@@ -433,7 +539,7 @@ public final class ReadStream implements AutoCloseable {
 
     /** Whether the pending read should start now rather than grow. */
     private boolean issueNow() {
-        if (ios >= maxIos) {
+        if (readBudgetFull()) {
             return false;
         }
         if (ended || ungetBlock != END || pendingLen >= ioCombineLimit) {
@@ -450,7 +556,7 @@ public final class ReadStream implements AutoCloseable {
 
     private void startPendingRead() throws IOException {
         int idx = nextBuffer;
-        ReadBuffersOperation op = ops[(oldestIo + ios) % maxIos];
+        ReadBuffersOperation op = ops[(oldestIo + ios) % ioSlots];
         if (advise) {
             advise(pendingBlock, pendingLen);
         }
@@ -461,11 +567,14 @@ public final class ReadStream implements AutoCloseable {
         // ones the run did not reach) stay pinned for the next call.
         forwarded = op.pinnedEntries() - n;
         if (needsWait) {
-            opQueueIndex[(oldestIo + ios) % maxIos] = idx;
+            if (retire && session.io().stagedCount() >= SUBMIT_EVERY) {
+                session.io().submitStaged(); // the device gets the first replacements at once
+            }
+            opQueueIndex[(oldestIo + ios) % ioSlots] = idx;
             ios++;
             stats.ios++;
             stats.ioBlocks += n;
-            stats.inProgressSum += ios;
+            stats.inProgressSum += ios; // PostgreSQL's count: started and not yet consumed (retired reads too)
             if (ios == maxIos && stats.fullDepthIos < 0) {
                 stats.fullDepthIos = stats.ios;
                 stats.fullDepthReturned = stats.returned;
@@ -514,8 +623,8 @@ public final class ReadStream implements AutoCloseable {
      */
     public void reset() {
         releaseAll();
-        ReadBuffersOperation[] fresh = new ReadBuffersOperation[maxIos];
-        for (int i = 0; i < maxIos; i++) {
+        ReadBuffersOperation[] fresh = new ReadBuffersOperation[ioSlots];
+        for (int i = 0; i < ioSlots; i++) {
             // An operation whose read is in flight keeps its IoReturn until the session reclaims
             // the handle: do not reuse it.
             fresh[i] = session.newOperation(ioCombineLimit);
@@ -537,6 +646,8 @@ public final class ReadStream implements AutoCloseable {
         pinned = 0;
         forwarded = 0;
         ios = 0;
+        retired = 0;
+        java.util.Arrays.fill(over, false);
         oldestIo = 0;
         oldestBuffer = 0;
         nextBuffer = 0;

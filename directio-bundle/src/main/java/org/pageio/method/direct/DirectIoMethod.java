@@ -229,6 +229,18 @@ public final class DirectIoMethod implements IoMethod {
     }
 
     @Override
+    public void waitProgress(IoHandle handle, long generation, int max) {
+        if (handle.session().methodState() instanceof DirectSession ds && ds.ring != null) {
+            ds.ring.waitForProgress(handle, generation, max);
+        }
+    }
+
+    @Override
+    public int readyCompletions(IoSession session) {
+        return session.methodState() instanceof DirectSession ds && ds.ring != null ? ds.ring.readyCompletions() : 0;
+    }
+
+    @Override
     public void checkOne(IoHandle handle, long generation) {
         if (handle.session().methodState() instanceof DirectSession ds && ds.ring != null) {
             ds.ring.poll();

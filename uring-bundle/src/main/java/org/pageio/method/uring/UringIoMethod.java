@@ -148,6 +148,20 @@ public final class UringIoMethod implements IoMethod {
         }
     }
 
+    /** Waits on the owner's ring until the handle completed or a CQE is ready; reaps at most {@code max}. */
+    @Override
+    public void waitProgress(IoHandle handle, long generation, int max) {
+        if (handle.session().methodState() instanceof IoUring ring) {
+            ring.waitForProgress(handle, generation, max);
+        }
+    }
+
+    /** CQEs waiting in the session's ring. */
+    @Override
+    public int readyCompletions(IoSession session) {
+        return session.methodState() instanceof IoUring ring ? ring.readyCompletions() : 0;
+    }
+
     /** Reaps what is ready, if nobody else is reaping that ring. Any thread; never blocks. */
     @Override
     public void checkOne(IoHandle handle, long generation) {

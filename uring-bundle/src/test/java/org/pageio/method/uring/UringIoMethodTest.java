@@ -378,6 +378,97 @@ class UringIoMethodTest {
         }
     }
 
+    /**
+     * A waiter for the oldest of many I/Os can learn that others completed before it pays for
+     * their completions (a read stream starts replacements first): {@code waitProgress} with max 0
+     * returns once a CQE is ready and processes none, with max k it processes at most k, and
+     * {@code readyCompletions} counts what waits in the CQ. The oldest I/O is a read of an empty
+     * FIFO, in flight until a writer comes, so the counts are exact.
+     */
+    @Test
+    void waitProgressReturnsOnReadyCompletionsAndProcessesAtMostTheNumberAsked() throws Exception {
+        Path fifo = dir.resolve("fifo-progress");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor(), "mkfifo " + fifo);
+        int pipeFd = open(fifo, OpenFlags.O_RDWR);
+        boolean written = false;
+        try (IoSession s = ctx.openSession("t")) {
+          try {
+            IoUring ring = (IoUring) s.methodState();
+            MemorySegment pipeBuf = block();
+            IoReturn pipeRet = new IoReturn();
+            IoHandle pipe = s.acquire();
+            long pipeGen = pipe.generation();
+            long pipeRef = pipe.waitRef();
+            pipe.setIovec(0, pipeBuf).setReturn(pipeRet).startReadv(pipeFd, 1, 0);
+            int n = 4;
+            IoHandle[] hs = new IoHandle[n];
+            long[] gens = new long[n];
+            IoReturn[] rets = new IoReturn[n];
+            MemorySegment[] bufs = new MemorySegment[n];
+            s.enterBatchMode();
+            for (int i = 0; i < n; i++) {
+                bufs[i] = block();
+                rets[i] = new IoReturn();
+                hs[i] = s.acquire();
+                gens[i] = hs[i].generation();
+                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).startReadv(alphaFd, 1, (long) (5 + i) * BLOCK);
+            }
+            s.exitBatchMode();
+            long reaped = ring.reaped();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (s.readyCompletions() < n && System.nanoTime() < deadline) {
+                s.awaitRefProgress(pipeRef, 0); // returns at once while a CQE is ready: processes nothing
+            }
+            assertEquals(n, s.readyCompletions(), "the four file reads wait in the CQ");
+            assertEquals(reaped, ring.reaped(), "max 0: nothing processed");
+            for (IoHandle h : hs) {
+                assertEquals(IoHandle.SUBMITTED, h.state(), "completed in the kernel, not processed yet");
+            }
+            assertFalse(s.peekRefDone(pipeRef), "the FIFO read is in flight");
+
+            s.awaitRefProgress(pipeRef, 3);
+            assertEquals(reaped + 3, ring.reaped(), "max 3: three processed");
+            assertEquals(1, s.readyCompletions());
+            int processed = 0;
+            for (IoHandle h : hs) {
+                processed += h.state() >= IoHandle.COMPLETED_IO ? 1 : 0;
+            }
+            assertEquals(3, processed);
+            s.awaitRefProgress(pipeRef, 8);
+            assertEquals(reaped + 4, ring.reaped(), "the last one, and nothing else was ready");
+            assertEquals(0, s.readyCompletions());
+            for (int i = 0; i < n; i++) {
+                s.await(hs[i], gens[i]); // reclaims: the owner's part of the completion fills the IoReturn
+                assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                assertBlock("alpha", 5 + i, bufs[i]);
+            }
+            assertEquals(reaped + 4, ring.reaped(), "awaiting processed completions reaps nothing more");
+
+            Thread writer = new Thread(() -> {
+                try {
+                    Thread.sleep(200); // the owner blocks in io_uring_enter for a ready CQE meanwhile
+                    Files.write(fifo, new byte[] {7});
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, "fifo writer");
+            writer.start();
+            written = true;
+            while (!s.peekRefDone(pipeRef)) {
+                s.awaitRefProgress(pipeRef, 1);
+            }
+            writer.join();
+            assertEquals(reaped + 5, ring.reaped());
+            assertEquals(7, pipeBuf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+            s.await(pipe, pipeGen);
+          } finally {
+            if (!written) {
+                Files.write(fifo, new byte[] {7}); // a failed assertion must not leave close() waiting for the FIFO
+            }
+          }
+        }
+    }
+
     /** A method that records which IOSQE flags the real one picks, then lets it submit. */
     static final class Recording implements IoMethod {
         final UringIoMethod real;
