@@ -458,7 +458,8 @@ public final class DirectVsFioBench {
                     // adjacent blocks in a row, so nothing combines, and the stream's pin budget is
                     // PostgreSQL's (max_ios + 1) × io_combine_limit
                     opts = new ReadStream.Options(RAND_DEPTH, ReadStream.Options.INHERIT, null);
-                    flags = ReadStream.USE_BATCHING;
+                    // retiring completed reads: replacements before the burst's page checks
+                    flags = ReadStream.USE_BATCHING | ReadStream.RETIRE_COMPLETED;
                     ring = null; // random access (a bitmap heap scan) uses no ring
                 } else {
                     cb = ReadStream.blockRange(0, blocks);

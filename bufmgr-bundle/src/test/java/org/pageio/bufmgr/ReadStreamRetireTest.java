@@ -178,7 +178,7 @@ class ReadStreamRetireTest extends PoolTestBase {
     @Test
     void aRandomStreamStartsReplacementsBeforeProcessingABurstAndKeepsMaxIosAtTheDevice() throws Exception {
         BurstyQueue m = new BurstyQueue();
-        StreamStats st = scan(m, 4 * EIC, ReadStream.USE_BATCHING);
+        StreamStats st = scan(m, 4 * EIC, ReadStream.USE_BATCHING | ReadStream.RETIRE_COMPLETED);
         assertEquals(EIC, m.maxAtDevice, "the device gets max_ios reads, never more: " + st);
         assertTrue(m.submittedWhileReady > BLOCKS / 2,
                 m.submittedWhileReady + " of " + BLOCKS + " reads went to the device while completions waited to be processed");
@@ -191,7 +191,7 @@ class ReadStreamRetireTest extends PoolTestBase {
     void withoutASpareHandleTheStreamCountsReadsUntilConsumedAsPostgreSqlDoes() throws Exception {
         BurstyQueue m = new BurstyQueue();
         // io_max_concurrency = max_ios: every unconsumed read holds a handle, none to spare
-        StreamStats st = scan(m, EIC, ReadStream.USE_BATCHING);
+        StreamStats st = scan(m, EIC, ReadStream.USE_BATCHING | ReadStream.RETIRE_COMPLETED);
         assertEquals(0, st.retiredReads());
         assertTrue(m.maxUnprocessed <= EIC, "reads at the device + ready: " + m.maxUnprocessed);
         assertEquals(EIC, m.maxAtDevice);
@@ -200,8 +200,16 @@ class ReadStreamRetireTest extends PoolTestBase {
     @Test
     void aSequentialStreamDoesNotRetire() throws Exception {
         BurstyQueue m = new BurstyQueue();
-        StreamStats st = scan(m, 4 * EIC, ReadStream.USE_BATCHING | ReadStream.SEQUENTIAL);
+        StreamStats st = scan(m, 4 * EIC, ReadStream.USE_BATCHING | ReadStream.SEQUENTIAL | ReadStream.RETIRE_COMPLETED);
         assertEquals(0, st.retiredReads());
         assertTrue(m.maxUnprocessed <= EIC, "reads at the device + ready: " + m.maxUnprocessed);
+    }
+
+    @Test
+    void withoutTheFlagARandomStreamCountsReadsUntilConsumed() throws Exception {
+        BurstyQueue m = new BurstyQueue();
+        StreamStats st = scan(m, 4 * EIC, ReadStream.USE_BATCHING);
+        assertEquals(0, st.retiredReads());
+        assertTrue(m.maxUnprocessed <= EIC, "PostgreSQL's count: at most max_ios reads unconsumed: " + m.maxUnprocessed);
     }
 }

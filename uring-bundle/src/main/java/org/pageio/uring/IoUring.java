@@ -640,8 +640,10 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
-     * CQEs in the completion queue, not reaped yet (a snapshot). Any thread; no lock: the head is
-     * read opaque (the lock holder advances it), the tail with acquire (the kernel's release).
+     * CQEs in the completion queue, not reaped yet (a snapshot). The owner (only its session's
+     * close unmaps the ring) or a holder of the completion lock with the ring not {@code closed};
+     * no lock taken: the head is read opaque (the lock holder advances it), the tail with acquire
+     * (the kernel's release).
      */
     public int readyCompletions() {
         return (int) INT.getAcquire(cqRing, cqTailOff) - (int) INT.getOpaque(cqRing, cqHeadOff);

@@ -37,12 +37,12 @@ import org.pageio.posix.PosixException;
  * io_combine_limit)} reads have been consumed, whatever the device's speed. Hits decay the
  * distance as before.
  *
- * <h2>Retiring reads (a pageio addition, random streams)</h2>
+ * <h2>Retiring reads (a pageio addition, random streams, opt-in)</h2>
  * PostgreSQL counts a read against {@code max_ios} until the consumer has waited for it, so a
  * random stream whose reads complete out of order, or in bursts, keeps fewer than {@code max_ios}
  * at the device: completed reads wait for the consumer in order while their slots stay taken. A
- * stream that is not {@link #SEQUENTIAL} (and whose reads are not deferred to the wait, as
- * {@code io_method=sync}'s are) holds up to {@value #RETIRE_FACTOR} × {@code max_ios} reads
+ * stream created with {@link #RETIRE_COMPLETED} that is not {@link #SEQUENTIAL} (and whose reads
+ * are not deferred to the wait, as {@code io_method=sync}'s are) holds up to {@value #RETIRE_FACTOR} × {@code max_ios} reads
  * unconsumed, capped by the session's I/O handles, and counts against {@code max_ios} only those
  * still in flight: a read whose handle says it is over, or whose completion the method has but has
  * not processed ({@link org.pageio.api.IoSession#readyCompletions()}), is not. While the consumer
@@ -77,6 +77,13 @@ public final class ReadStream implements AutoCloseable {
     public static final int FULL = 4;
     /** Run the look-ahead in AIO batch mode (the callback promises not to block on others). */
     public static final int USE_BATCHING = 8;
+    /**
+     * Let reads whose I/O is over leave the read budget before the consumer reaches them (a pageio
+     * addition, "Retiring reads" above): for deep random streams over a device that completes in
+     * bursts. Ignored for {@link #SEQUENTIAL} streams, with {@code io_method=sync}, and when the
+     * session has no I/O handle to spare ({@code io_max_concurrency} ≤ {@code max_ios}).
+     */
+    public static final int RETIRE_COMPLETED = 16;
 
     /**
      * The fewest reads a grouped stream ({@link #USE_BATCHING}) sends to the method in one refill
@@ -269,7 +276,8 @@ public final class ReadStream implements AutoCloseable {
         // no handle to spare beyond max_ios, a replacement would wait for (and reap) all of them.
         int handles = session.io().context().config().ioMaxConcurrency();
         int slots = Math.min(RETIRE_FACTOR * maxIos, handles);
-        this.retire = (flags & SEQUENTIAL) == 0 && !session.pool().defersReads() && slots > maxIos;
+        this.retire = (flags & RETIRE_COMPLETED) != 0 && (flags & SEQUENTIAL) == 0 && !session.pool().defersReads()
+                && slots > maxIos;
         this.ioSlots = retire ? slots : maxIos;
         this.ops = new ReadBuffersOperation[ioSlots];
         this.opQueueIndex = new int[ioSlots];
@@ -342,24 +350,30 @@ public final class ReadStream implements AutoCloseable {
         int slot = oldestBuffer;
         if (ios > 0 && opQueueIndex[oldestIo] == slot) {
             ReadBuffersOperation op = ops[oldestIo];
-            long t0 = System.nanoTime();
             boolean waited = false;
+            long waitNanos = 0; // blocked time only: not the look-ahead or callbacks in between
             if (retire && !over[oldestIo]) {
                 // While the oldest read is in flight, each read that ends lets another start, as
                 // fio keeps its depth: wait for any completion, retire, refill, until it is over.
                 while (!session.readBuffersIoOver(op)) {
                     waited = true;
                     if (session.io().readyCompletions() == 0) {
+                        long t = System.nanoTime();
                         session.awaitReadProgress(op, 0); // until a completion is ready
+                        waitNanos += System.nanoTime() - t;
                     }
                     lookAhead(); // replacements first: ready completions count as free
                     session.awaitReadProgress(op, PROGRESS_CHUNK); // then pay for a few callbacks
                 }
             }
-            waited |= session.waitReadBuffers(op);
+            long t0 = System.nanoTime();
+            if (session.waitReadBuffers(op)) {
+                waited = true;
+                waitNanos += System.nanoTime() - t0;
+            }
             if (waited) {
                 stats.waits++;
-                stats.waitNanos += System.nanoTime() - t0;
+                stats.waitNanos += waitNanos;
             }
             if (over[oldestIo]) {
                 over[oldestIo] = false;
