@@ -88,6 +88,24 @@ class UringIoMethodTest {
         assertEquals(0, Pattern.wrongBytes(name, block, buf), "wrong bytes in block " + block + " of " + name);
     }
 
+    record Batch(IoHandle[] hs, long[] gens, IoReturn[] rets, MemorySegment[] bufs) {
+    }
+
+    /** Reads blocks {@code first .. first + n - 1} of alpha, one handle each, in one batch (one submission). */
+    Batch readBatch(IoSession s, int n, long first) {
+        Batch b = new Batch(new IoHandle[n], new long[n], new IoReturn[n], new MemorySegment[n]);
+        s.enterBatchMode();
+        for (int i = 0; i < n; i++) {
+            b.bufs()[i] = block();
+            b.rets()[i] = new IoReturn();
+            b.hs()[i] = s.acquire();
+            b.gens()[i] = b.hs()[i].generation();
+            b.hs()[i].setIovec(0, b.bufs()[i]).setReturn(b.rets()[i]).startReadv(alphaFd, 1, (first + i) * BLOCK);
+        }
+        s.exitBatchMode();
+        return b;
+    }
+
     IoReturn read(IoSession s, int fd, long firstBlock, int flags, MemorySegment... bufs) {
         IoReturn ret = new IoReturn();
         IoHandle h = s.acquire();
@@ -194,19 +212,11 @@ class UringIoMethodTest {
             assertEquals(reap[2], ring.reapStats()[2], "and found nothing");
 
             int n = 4;
-            IoHandle[] hs = new IoHandle[n];
-            long[] gens = new long[n];
-            IoReturn[] rets = new IoReturn[n];
-            MemorySegment[] bufs = new MemorySegment[n];
-            s.enterBatchMode();
-            for (int i = 0; i < n; i++) {
-                bufs[i] = block();
-                rets[i] = new IoReturn();
-                hs[i] = s.acquire();
-                gens[i] = hs[i].generation();
-                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).startReadv(alphaFd, 1, (long) i * BLOCK);
-            }
-            s.exitBatchMode();
+            Batch b = readBatch(s, n, 0);
+            IoHandle[] hs = b.hs();
+            long[] gens = b.gens();
+            IoReturn[] rets = b.rets();
+            MemorySegment[] bufs = b.bufs();
             assertEquals(2, ring.submitSamples());
             assertEquals(1, ring.inFlightAtSubmitSum(), "the FIFO read was in flight when the batch went in");
             for (int i = 0; i < n; i++) {
@@ -401,19 +411,11 @@ class UringIoMethodTest {
             long pipeRef = pipe.waitRef();
             pipe.setIovec(0, pipeBuf).setReturn(pipeRet).startReadv(pipeFd, 1, 0);
             int n = 4;
-            IoHandle[] hs = new IoHandle[n];
-            long[] gens = new long[n];
-            IoReturn[] rets = new IoReturn[n];
-            MemorySegment[] bufs = new MemorySegment[n];
-            s.enterBatchMode();
-            for (int i = 0; i < n; i++) {
-                bufs[i] = block();
-                rets[i] = new IoReturn();
-                hs[i] = s.acquire();
-                gens[i] = hs[i].generation();
-                hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).startReadv(alphaFd, 1, (long) (5 + i) * BLOCK);
-            }
-            s.exitBatchMode();
+            Batch b = readBatch(s, n, 5);
+            IoHandle[] hs = b.hs();
+            long[] gens = b.gens();
+            IoReturn[] rets = b.rets();
+            MemorySegment[] bufs = b.bufs();
             long reaped = ring.reaped();
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (s.readyCompletions() < n && System.nanoTime() < deadline) {
