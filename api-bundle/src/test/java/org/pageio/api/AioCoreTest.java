@@ -59,6 +59,21 @@ class AioCoreTest {
         return arena.allocate(BLOCK, 4096);
     }
 
+    /** A started (submitted) one-block read with its generation, buffer and return. */
+    private record Read(IoHandle h, long gen, MemorySegment buf, IoReturn ret) {
+    }
+
+    /** Starts a read of {@code block} into a fresh buffer with callback {@code cb}. */
+    private Read startRead(IoSession s, IoCallback cb, long block) {
+        MemorySegment buf = buffer();
+        IoReturn ret = new IoReturn();
+        IoHandle h = s.acquire();
+        long gen = h.generation();
+        h.setIovec(0, buf).setReturn(ret).addCallback(cb, 0);
+        h.startReadv(fd, 1, block * BLOCK);
+        return new Read(h, gen, buf, ret);
+    }
+
     @Test
     void inlineReadCompletesWithContentAndOk() {
         try (AioContext ctx = context(new TestMethods.Inline(), 4); IoSession s = ctx.openSession("client")) {
@@ -125,13 +140,8 @@ class AioCoreTest {
             }
         };
         try (AioContext ctx = context(m, 4); IoSession s = ctx.openSession("client")) {
-            MemorySegment buf = buffer();
-            IoReturn ret = new IoReturn();
-            IoHandle h = s.acquire();
-            long gen = h.generation();
-            h.setIovec(0, buf).setReturn(ret).addCallback(cb, 0);
-            h.startReadv(fd, 1, 5L * BLOCK);
-            assertEquals(IoHandle.SUBMITTED, h.state());
+            Read r = startRead(s, cb, 5);
+            assertEquals(IoHandle.SUBMITTED, r.h().state());
 
             Thread owner = Thread.currentThread();
             Thread completer = new Thread(() -> {
@@ -144,12 +154,12 @@ class AioCoreTest {
                 }
             }, "completer");
             completer.start();
-            s.await(h, gen);
+            s.await(r.h(), r.gen());
             completer.join(10_000);
             assertEquals(List.of("shared:completer", "local:" + owner.getName()), threads,
                     "shared callback in the completing thread, local one in the owner");
-            assertEquals(IoResult.OK, ret.status(), ret.message());
-            Blocks.assertBlock("rel", 5, buf);
+            assertEquals(IoResult.OK, r.ret().status(), r.ret().message());
+            Blocks.assertBlock("rel", 5, r.buf());
         }
     }
 
@@ -190,23 +200,18 @@ class AioCoreTest {
             }
         };
         try (AioContext ctx = context(m, 4); IoSession s = ctx.openSession("client")) {
-            MemorySegment buf = buffer();
-            IoReturn ret = new IoReturn();
-            IoHandle h = s.acquire();
-            long gen = h.generation();
-            h.setIovec(0, buf).setReturn(ret).addCallback(cb, 0);
-            h.startReadv(fd, 1, 6L * BLOCK);
+            Read r = startRead(s, cb, 6);
             IoHandle sub = m.next();
             Thread completer = new Thread(() -> TestMethods.Deferred.execute(sub), "completer");
             completer.start();
             assertTrue(inCallback.await(10, TimeUnit.SECONDS), "the completer did not reach the callback");
-            assertEquals(IoHandle.COMPLETED_IO, h.state(), "the shared callback is running");
+            assertEquals(IoHandle.COMPLETED_IO, r.h().state(), "the shared callback is running");
             ownerAwaits.set(true);
-            s.await(h, gen);
+            s.await(r.h(), r.gen());
             completer.join(10_000);
             assertTrue(sawOwnerAsleep.get(), "the owner did not go to sleep while the callback ran");
-            assertEquals(IoResult.OK, ret.status(), ret.message());
-            Blocks.assertBlock("rel", 6, buf);
+            assertEquals(IoResult.OK, r.ret().status(), r.ret().message());
+            Blocks.assertBlock("rel", 6, r.buf());
         }
     }
 

@@ -480,40 +480,22 @@ class WorkerPoolTest {
         String me = Thread.currentThread().getName();
         IoSession s = ctx.openSession("taker");
         try {
-            MemorySegment bufA = arena.allocate(BLOCK, 4096);
-            MemorySegment bufB = arena.allocate(BLOCK, 4096);
-            IoReturn retA = new IoReturn();
-            IoHandle a = s.acquire();
-            long genA = a.generation();
-            a.setIovec(0, bufA).setReturn(retA).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            Read a = submitRead(s, 3, gate);
             await("the worker holds A", () -> gate.threads.contains("pageio io worker 0"));
 
-            IoReturn retB = new IoReturn();
-            IoHandle b = s.acquire();
-            long genB = b.generation();
-            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
-            MemorySegment bufC = arena.allocate(BLOCK, 4096);
-            IoReturn retC = new IoReturn();
-            IoHandle c = s.acquire();
-            long genC = c.generation();
-            c.setIovec(0, bufC).setReturn(retC).addCallback(gate, 0).startReadv(fd, 1, 9L * BLOCK);
+            Read b = submitRead(s, 5, gate);
+            Read c = submitRead(s, 9, gate);
             assertEquals(2, method.stats().queueDepth(), "B and C wait in the queue: " + method.stats());
-            s.await(b, genB); // the only worker is stuck: B is taken back and executed here
-            assertEquals(IoResult.OK, retB.status(), retB.message());
-            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            b.awaitOk(s, "B"); // the only worker is stuck: B is taken back and executed here
             assertEquals(List.of("pageio io worker 0", me), List.copyOf(gate.threads), "B's callback ran in the issuer");
             WorkerPoolStats st = method.stats();
             assertEquals(1, st.takenBack(), st.toString());
             assertEquals(1, st.queueDepth(), "C is still queued: " + st);
-            assertTrue(a.state() < IoHandle.COMPLETED_SHARED, "A is still held by the worker");
+            assertTrue(a.h().state() < IoHandle.COMPLETED_SHARED, "A is still held by the worker");
 
             gate.gate.countDown();
-            s.await(a, genA);
-            s.await(c, genC); // a lone queued handle is left to the worker
-            assertEquals(IoResult.OK, retA.status(), retA.message());
-            assertEquals(IoResult.OK, retC.status(), retC.message());
-            assertTrue(holdsBlock(bufA, 3), "A read block 3");
-            assertTrue(holdsBlock(bufC, 9), "C read block 9");
+            a.awaitOk(s, "A");
+            c.awaitOk(s, "C"); // a lone queued handle is left to the worker
             await("the worker counted A and C", () -> method.stats().iosPerWorker()[0] == 2);
             assertEquals(1, method.stats().takenBack(), method.stats().toString());
             assertEquals(List.of("pageio io worker 0", me, "pageio io worker 0"), List.copyOf(gate.threads));
@@ -720,24 +702,16 @@ class WorkerPoolTest {
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("long");
         try {
-            IoHandle a = s.acquire();
-            long genA = a.generation();
-            a.setIovec(0, arena.allocate(BLOCK, 4096)).addCallback(gate, 0).startReadv(fd, 1, 3L * BLOCK);
+            Read a = submitRead(s, 3, gate);
             await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
             Thread.sleep(20); // A has been running for far longer than busyNanos (50 µs)
 
-            MemorySegment bufB = arena.allocate(BLOCK, 4096);
-            IoReturn retB = new IoReturn();
-            IoHandle b = s.acquire();
-            long genB = b.generation();
-            b.setIovec(0, bufB).setReturn(retB).addCallback(gate, 0).startReadv(fd, 1, 5L * BLOCK);
+            Read b = submitRead(s, 5, gate);
             // Nobody waits for B: only its submission can have woken worker 1.
             await("worker 1 runs B", () -> gate.threads.contains("pageio io worker 1"));
             gate.gate.countDown();
-            s.await(b, genB);
-            s.await(a, genA);
-            assertEquals(IoResult.OK, retB.status(), retB.message());
-            assertTrue(holdsBlock(bufB, 5), "B read block 5");
+            b.awaitOk(s, "B");
+            s.await(a.h(), a.gen());
             assertEquals(0, method.stats().takenBack(), method.stats().toString());
         } finally {
             gate.gate.countDown();
@@ -753,15 +727,11 @@ class WorkerPoolTest {
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("waiter");
         try {
-            MemorySegment buf = arena.allocate(BLOCK, 4096);
-            IoReturn ret = new IoReturn();
-            IoHandle h = s.acquire();
-            long gen = h.generation();
-            h.setIovec(0, buf).setReturn(ret).addCallback(gate, 0).startReadv(fd, 1, 7L * BLOCK);
+            Read r = submitRead(s, 7, gate);
             // Another thread waits on the handle (as a session adopting a wait reference would).
             CountDownLatch returned = new CountDownLatch(1);
             Thread other = new Thread(() -> {
-                ctx.await(h.index(), gen);
+                ctx.await(r.h().index(), r.gen());
                 returned.countDown();
             }, "other waiter");
             other.setDaemon(true);
@@ -770,9 +740,7 @@ class WorkerPoolTest {
             assertFalse(returned.await(100, TimeUnit.MILLISECONDS), "the other waiter returned before the I/O completed");
             gate.gate.countDown();
             assertTrue(returned.await(DEADLINE_MS, TimeUnit.MILLISECONDS), "the other waiter was not woken");
-            s.await(h, gen);
-            assertEquals(IoResult.OK, ret.status(), ret.message());
-            assertTrue(holdsBlock(buf, 7));
+            r.awaitOk(s, "the read");
             other.join(DEADLINE_MS);
 
             // One read at a time with an idle worker left: never taken back. Each is run by a worker,
