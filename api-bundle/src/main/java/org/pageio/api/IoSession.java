@@ -448,7 +448,7 @@ public final class IoSession implements AutoCloseable {
         IoHandle h = context.handle(IoHandle.refIndex(waitRef));
         long generation = h.fullGeneration(waitRef);
         int s = h.state();
-        if (h.recycled(generation) || s >= IoHandle.COMPLETED_SHARED) {
+        if (h.completedOrRecycled(generation)) {
             return;
         }
         IoMethod m = h.session() == this ? boundMethod : h.session().boundMethod();
@@ -470,9 +470,7 @@ public final class IoSession implements AutoCloseable {
      */
     public boolean peekRefDone(long waitRef) {
         IoHandle h = context.handle(IoHandle.refIndex(waitRef));
-        long generation = h.fullGeneration(waitRef);
-        int s = h.state(); // state first, then generation (see checkDone)
-        return h.recycled(generation) || s >= IoHandle.COMPLETED_SHARED;
+        return h.completedOrRecycled(h.fullGeneration(waitRef));
     }
 
     /** {@link #checkDone(IoHandle, long)} by packed wait reference ({@link IoHandle#waitRef()}). */

@@ -380,8 +380,13 @@ public final class BufferSession implements AutoCloseable {
         if (op.nblocksDone >= op.nblocks) {
             return true;
         }
-        long ref = op.ownRef != IoHandle.NO_WAIT_REF ? op.ownRef : op.foreignRef;
+        long ref = readRef(op);
         return ref == IoHandle.NO_WAIT_REF || io.peekRefDone(ref);
+    }
+
+    /** The wait reference of {@code op}'s I/O in flight: its own read, else an adopted one. */
+    private static long readRef(ReadBuffersOperation op) {
+        return op.ownRef != IoHandle.NO_WAIT_REF ? op.ownRef : op.foreignRef;
     }
 
     /**
@@ -390,7 +395,7 @@ public final class BufferSession implements AutoCloseable {
      * I/O is over or none was issued. Owner only.
      */
     public void awaitReadProgress(ReadBuffersOperation op, int max) {
-        long ref = op.ownRef != IoHandle.NO_WAIT_REF ? op.ownRef : op.foreignRef;
+        long ref = readRef(op);
         if (op.nblocksDone < op.nblocks && ref != IoHandle.NO_WAIT_REF) {
             io.awaitRefProgress(ref, max);
         }
