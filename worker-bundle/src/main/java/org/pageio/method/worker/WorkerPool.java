@@ -653,15 +653,23 @@ final class WorkerPool {
      * back in the last {@link #CAP_LINGER_NANOS}: if handles are queued, nobody is on the way and
      * the awake workers no longer count as taking one soon (one got stuck in a long system call
      * after it was counted), wakes the lowest idle worker — PostgreSQL's wake-up, late by at most
-     * one check. Supervisor thread.
+     * one check. While handles stay queued behind workers counted as coming, the watch is renewed.
+     * Supervisor thread.
      */
     private void checkCapHeld(long now) {
         int kick = -1;
         lockQueue();
         try {
-            if (accepting && woken == 0 && depthLocked() > 0
-                    && awakeSoonLocked(now, Math.max(busyNanos, CAP_STALL_NANOS)) < cpuCap) {
-                kick = chooseIdleLocked(-1);
+            if (accepting && depthLocked() > 0) {
+                if (woken == 0 && awakeSoonLocked(now, Math.max(busyNanos, CAP_STALL_NANOS)) < cpuCap) {
+                    kick = chooseIdleLocked(-1);
+                } else {
+                    // Still queued behind workers counted as coming: keep watching. The worker
+                    // counted may not have dequeued yet (a slow wake-up) and, on its first turn,
+                    // does not hold a wake-up back itself, so nobody else would renew the watch
+                    // before it stalls.
+                    capHeldAt = now;
+                }
             }
         } finally {
             unlockQueue();
