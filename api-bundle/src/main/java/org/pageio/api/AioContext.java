@@ -70,6 +70,13 @@ public final class AioContext implements AutoCloseable {
     private final IoHandle[] handles;
     private final Object lock = new Object();
     private boolean closed;
+    /**
+     * The memory that I/Os mostly target (the buffer pool's pages), for methods that can register
+     * it with the kernel ({@link #registerBuffers}); {@code null} when none. Volatile: set by the
+     * pool's thread, read by each session's owner when its method opens a ring and before each
+     * I/O it prepares there (a plain read would let a ring keep using a region the pool gave up).
+     */
+    private volatile MemorySegment registeredBuffers;
 
     private AioContext(IoMethod method, AioConfig config) {
         Objects.requireNonNull(method, "method");
@@ -482,6 +489,41 @@ public final class AioContext implements AutoCloseable {
             }
         }
         return open;
+    }
+
+    /**
+     * Offers {@code region}, the memory most I/Os of this context read into or write from (the
+     * buffer pool's pages), to methods that can register it with the kernel once instead of
+     * mapping it for every I/O: io_uring's registered ("fixed") buffers. A method that cannot, or
+     * fails to (e.g. {@code RLIMIT_MEMLOCK}), ignores it and says why; I/Os outside the region
+     * are unaffected. Sessions whose method state exists already pick it up when they next open
+     * a ring (after a method swap); the pool registers before it opens sessions. Replaces any
+     * region offered before. Any thread.
+     *
+     * @param region native memory that stays allocated until {@link #unregisterBuffers}
+     */
+    public void registerBuffers(MemorySegment region) {
+        Objects.requireNonNull(region, "region");
+        if (!region.isNative()) {
+            throw new IllegalArgumentException("registered buffers must be native memory, not " + region);
+        }
+        registeredBuffers = region;
+    }
+
+    /**
+     * Withdraws {@code region} if it is the one offered (before its memory is freed): methods
+     * stop using it for new I/Os at once and release their registrations at their next I/O or
+     * when their session closes. Any thread.
+     */
+    public void unregisterBuffers(MemorySegment region) {
+        if (registeredBuffers == region) {
+            registeredBuffers = null;
+        }
+    }
+
+    /** The region offered by {@link #registerBuffers}, or {@code null}. Any thread. */
+    public MemorySegment registeredBuffers() {
+        return registeredBuffers;
     }
 
     /**

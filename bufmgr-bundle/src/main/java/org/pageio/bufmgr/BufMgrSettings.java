@@ -21,11 +21,13 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param dataChecksums            pages carry checksums that reads verify
  * @param segmentBlocks            blocks per segment file (1 GiB = 131072; small in tests)
  * @param directIo                 open relation files with O_DIRECT
+ * @param registeredBuffers        offer the pool's pages to the I/O method to register with the kernel
+ *                                 (io_uring's fixed buffers: no per-I/O page mapping); default on
  */
 public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
         int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
         boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
-        long segmentBlocks, boolean directIo) {
+        long segmentBlocks, boolean directIo, boolean registeredBuffers) {
 
     /** Which read-stream look-ahead algorithm to use (pg-aio-design.md §11.3 and §11.4). */
     public enum Lookahead {
@@ -51,6 +53,16 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         if (segmentBlocks < 1) {
             throw new IllegalArgumentException("segment size " + segmentBlocks + " blocks is out of range: at least 1");
         }
+    }
+
+    /** The 1.5 constructor: registered buffers on. */
+    public BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
+            int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
+            boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
+            long segmentBlocks, boolean directIo) {
+        this(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit, effectiveIoConcurrency,
+                maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure, trackIoTiming, readStreamLookahead,
+                dataChecksums, segmentBlocks, directIo, true);
     }
 
     public static BufMgrSettings defaults() {
@@ -100,6 +112,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         b.dataChecksums = dataChecksums;
         b.segmentBlocks = segmentBlocks;
         b.directIo = directIo;
+        b.registeredBuffers = registeredBuffers;
         return b;
     }
 
@@ -125,6 +138,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         public boolean dataChecksums = true;
         public long segmentBlocks = StorageManager.DEFAULT_SEGMENT_BLOCKS;
         public boolean directIo;
+        public boolean registeredBuffers = true;
 
         public Builder sharedBuffers(int blocks) {
             sharedBuffers = blocks;
@@ -174,7 +188,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         public BufMgrSettings build() {
             return new BufMgrSettings(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit,
                     effectiveIoConcurrency, maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure,
-                    trackIoTiming, readStreamLookahead, dataChecksums, segmentBlocks, directIo);
+                    trackIoTiming, readStreamLookahead, dataChecksums, segmentBlocks, directIo, registeredBuffers);
         }
     }
 }

@@ -124,6 +124,10 @@ public final class BufferPool implements AutoCloseable {
         // advice), WaitReadBuffers reads. Same here.
         this.deferReads = "sync".equals(aio.method().name());
         this.ioStartNanos = new long[aio.handleCount()];
+        if (settings.registeredBuffers()) {
+            // before any session of this pool opens its method state (io_uring: its ring)
+            aio.registerBuffers(pages);
+        }
     }
 
     /**
@@ -654,6 +658,7 @@ public final class BufferPool implements AutoCloseable {
     /** Frees the pool's memory. Every session must be closed. */
     @Override
     public void close() {
+        aio.unregisterBuffers(pages); // before the memory goes: rings stop using it
         arena.close();
     }
 }

@@ -69,6 +69,7 @@ final class Abi {
     static final long SQE_LEN = 24;     // u32
     static final long SQE_RW_FLAGS = 28; // u32, union with fsync_flags
     static final long SQE_USER_DATA = 32; // u64
+    static final long SQE_BUF_INDEX = 40; // u16, for *_FIXED: index of the registered buffer
 
     // ---- struct io_uring_cqe (16 bytes) ----
     static final long CQE_BYTES = 16;
@@ -80,9 +81,17 @@ final class Abi {
     static final byte IORING_OP_READV = 1;
     static final byte IORING_OP_WRITEV = 2;
     static final byte IORING_OP_FSYNC = 3;
+    static final byte IORING_OP_READ_FIXED = 4;
+    static final byte IORING_OP_WRITE_FIXED = 5;
     static final byte IORING_OP_READ = 22;
     static final byte IORING_OP_WRITE = 23;
     static final int IORING_FSYNC_DATASYNC = 1;
+
+    // ---- io_uring_register: registered ("fixed") buffers, an array of struct iovec ----
+    static final int IORING_REGISTER_BUFFERS = 0;
+    static final int IORING_UNREGISTER_BUFFERS = 1;
+    /** The kernel's limit on one registered buffer (1 GiB); larger regions are registered in parts. */
+    static final long MAX_FIXED_BUFFER_BYTES = 1L << 30;
 
     // ---- io_uring_register: IORING_REGISTER_PROBE ----
     static final int IORING_REGISTER_PROBE = 8;

@@ -123,6 +123,18 @@ public final class IoUring implements AutoCloseable {
      */
     private long inFlightAtSubmitSum;
     private long submitSamples;
+    /**
+     * Registered ("fixed") buffers: the region the context offered
+     * ({@link AioContext#registeredBuffers}) when this ring last looked, registered or not; its
+     * bounds while registered ({@code fixedBase} -1 otherwise); I/Os prepared as
+     * {@code READ_FIXED}/{@code WRITE_FIXED}.
+     */
+    private MemorySegment fixedSeen;
+    private long fixedBase = -1;
+    private long fixedEnd = -1;
+    private long fixedIos;
+    /** Whether the ring uses registered buffers, and why not. Volatile: read by views, written by the owner. */
+    private volatile String fixedNote = "off: no region offered";
 
     // ---- guarded by completionLock ----
     private long reaped;
@@ -258,6 +270,9 @@ public final class IoUring implements AutoCloseable {
         ts.set(JAVA_LONG, 0, WAIT_SLICE_SECONDS);
         ts.set(JAVA_LONG, 8, 0L);
         waitArg.set(JAVA_LONG, GEA_TS, ts.address());
+        if (context != null && context.registeredBuffers() != null) {
+            refreshFixed(context.registeredBuffers(), lockedCallState); // nobody else knows the ring yet
+        }
     }
 
     /** Whether {@code fd} is the descriptor of an open ring of this class (any context). Any thread. */
@@ -369,6 +384,97 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ registered buffers (owner)
+
+    /**
+     * The registered buffer that holds all of {@code [addr, addr + len)}, or -1: the I/O is then
+     * prepared as a plain {@code READ}/{@code WRITE}. Follows the context's offer first (a new
+     * region is registered, a withdrawn one released, here in the owner thread, so at most once
+     * per change), and never uses a region whose memory was freed. Owner only.
+     */
+    private int fixedIndex(long addr, int len, IoHandle h) {
+        MemorySegment offered = context == null ? null : context.registeredBuffers(); // volatile read
+        if (offered != fixedSeen) {
+            refreshFixed(offered, h.session().callState());
+        }
+        if (fixedBase < 0 || addr < fixedBase || addr + len > fixedEnd || len <= 0) {
+            return -1;
+        }
+        if (!fixedSeen.scope().isAlive()) {
+            // freed without being withdrawn: its addresses may now be someone else's memory
+            refreshFixed(null, h.session().callState());
+            fixedNote = "off: the registered region was freed without being withdrawn";
+            return -1;
+        }
+        long rel = addr - fixedBase;
+        int first = (int) (rel / MAX_FIXED_BUFFER_BYTES);
+        return first == (int) ((rel + len - 1) / MAX_FIXED_BUFFER_BYTES) ? first : -1;
+    }
+
+    /**
+     * Releases this ring's registration, if any, and registers {@code region} (in parts of at
+     * most 1 GiB, the kernel's limit per buffer). A failure is not an error: the ring goes on
+     * with plain reads and writes, and {@link #registeredBuffers()} says why. The kernel pins the
+     * region's pages until they are unregistered or the ring closes. Owner only (or the
+     * constructor); allocates, once per change of region.
+     */
+    private void refreshFixed(MemorySegment region, CallState cs) {
+        if (fixedBase >= 0) {
+            // In-flight I/Os keep their buffers; the kernel unpins the pages when they end. A
+            // failure leaves them pinned until the ring closes: harmless, nothing to report.
+            Posix.syscall(cs, SYS_IO_URING_REGISTER, ringFd, IORING_UNREGISTER_BUFFERS, 0, 0, 0, 0);
+            fixedBase = -1;
+            fixedEnd = -1;
+        }
+        fixedSeen = region;
+        if (region == null) {
+            fixedNote = "off: no region offered";
+            return;
+        }
+        if (!region.scope().isAlive()) {
+            fixedNote = "off: the offered region was already freed";
+            return;
+        }
+        long size = region.byteSize();
+        int parts = (int) ((size + MAX_FIXED_BUFFER_BYTES - 1) / MAX_FIXED_BUFFER_BYTES);
+        long r;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment iovs = a.allocate(Iovec.BYTES * Math.max(1, parts), 8);
+            for (int i = 0; i < parts; i++) {
+                long off = i * MAX_FIXED_BUFFER_BYTES;
+                iovs.set(JAVA_LONG, Iovec.BYTES * i, region.address() + off);
+                iovs.set(JAVA_LONG, Iovec.BYTES * i + 8, Math.min(MAX_FIXED_BUFFER_BYTES, size - off));
+            }
+            r = Posix.syscall(cs, SYS_IO_URING_REGISTER, ringFd, IORING_REGISTER_BUFFERS, iovs.address(), parts, 0, 0);
+        }
+        String what = (size >> 20) + " MiB in " + parts + (parts == 1 ? " buffer" : " buffers");
+        if (r < 0) {
+            int errno = (int) -r;
+            fixedNote = "off: io_uring_register(IORING_REGISTER_BUFFERS) of " + what + " failed: " + Errno.name(errno)
+                    + (errno == Errno.ENOMEM
+                            ? " (registered buffers are pinned and count against RLIMIT_MEMLOCK: raise `ulimit -l`"
+                                    + " or grant CAP_IPC_LOCK); I/Os map their buffers one by one instead"
+                            : "; I/Os map their buffers one by one instead");
+            return;
+        }
+        fixedBase = region.address();
+        fixedEnd = fixedBase + size;
+        fixedNote = "on: " + what;
+    }
+
+    /**
+     * Whether this ring uses registered buffers ("on: 512 MiB in 1 buffer"), or why not ("off:
+     * …", e.g. the kernel's answer to the registration). Any thread.
+     */
+    public String registeredBuffers() {
+        return fixedNote;
+    }
+
+    /** I/Os prepared as {@code READ_FIXED}/{@code WRITE_FIXED} (into registered buffers). Owner only, or after close. */
+    public long fixedIos() {
+        return fixedIos;
+    }
+
     // ------------------------------------------------------------------ submission (owner)
 
     /**
@@ -396,6 +502,7 @@ public final class IoUring implements AutoCloseable {
         long addr;
         int len;
         int rwFlags = 0;
+        int bufIndex = -1;
         MemorySegment iov = h.iovecs();
         switch (h.op()) {
             case IoHandle.OP_READV, IoHandle.OP_WRITEV -> {
@@ -404,6 +511,11 @@ public final class IoUring implements AutoCloseable {
                     opcode = read ? IORING_OP_READ : IORING_OP_WRITE;
                     addr = Iovec.base(iov, 0);
                     len = (int) Iovec.length(iov, 0);
+                    bufIndex = fixedIndex(addr, len, h);
+                    if (bufIndex >= 0) {
+                        opcode = read ? IORING_OP_READ_FIXED : IORING_OP_WRITE_FIXED;
+                        fixedIos++;
+                    }
                 } else {
                     opcode = read ? IORING_OP_READV : IORING_OP_WRITEV;
                     addr = iov.address();
@@ -435,6 +547,9 @@ public final class IoUring implements AutoCloseable {
         s.set(JAVA_INT, sqe + SQE_RW_FLAGS, rwFlags);
         s.set(JAVA_LONG, sqe + SQE_USER_DATA, h.index());
         s.set(JAVA_LONG, sqe + 40, 0L);
+        if (bufIndex >= 0) {
+            s.set(JAVA_SHORT, sqe + SQE_BUF_INDEX, (short) bufIndex);
+        }
         s.set(JAVA_LONG, sqe + 48, 0L);
         s.set(JAVA_LONG, sqe + 56, 0L);
         localSqTail++;

@@ -15,5 +15,5 @@
  * invariants and the memory ordering of every ring index.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package org.pageio.uring;

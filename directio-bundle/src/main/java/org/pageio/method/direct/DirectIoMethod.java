@@ -63,9 +63,10 @@ public final class DirectIoMethod implements IoMethod {
     /**
      * Counters of the rings of closed sessions, added up at {@code closeSession} (guarded by
      * {@code this}): {sessions, submit enters, SQEs submitted, blocking wait enters, polls,
-     * polls that found a completion, in-flight-at-submit sum, submissions sampled}.
+     * polls that found a completion, in-flight-at-submit sum, submissions sampled, I/Os into
+     * registered buffers}.
      */
-    private final long[] ringTotals = new long[8];
+    private final long[] ringTotals = new long[9];
 
     public DirectIoMethod() {
     }
@@ -270,6 +271,7 @@ public final class DirectIoMethod implements IoMethod {
         t[5] += reap[2];
         t[6] += ring.inFlightAtSubmitSum();
         t[7] += ring.submitSamples();
+        t[8] += ring.fixedIos();
     }
 
     /**

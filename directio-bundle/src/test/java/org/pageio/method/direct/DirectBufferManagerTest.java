@@ -1,6 +1,7 @@
 package org.pageio.method.direct;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -89,6 +90,59 @@ class DirectBufferManagerTest {
             assertTrue(DirectFiles.isDirect(rel.fd(0)), "the storage manager opened the file with O_DIRECT");
             // full size from the first read: 96 blocks in 6 reads of 16
             assertEquals(6, stats.ioCount(), stats.toString());
+        } finally {
+            m.deactivate();
+        }
+    }
+
+    /**
+     * The pool offers its pages for io_uring's registered buffers (on by default): single-block
+     * random reads go in as {@code READ_FIXED}, with the same bytes; turned off, none do. The
+     * pool withdraws the offer when it closes.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void randomReadsGoIntoRegisteredBuffersUnlessTurnedOff(boolean registered) throws Exception {
+        DirectIoMethod m = new DirectIoMethod();
+        m.start("io_uring", 4);
+        RelFileLocator loc = new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 7002);
+        try (StorageManager buffered = new StorageManager(dir, StorageManager.DEFAULT_SEGMENT_BLOCKS, false)) {
+            SmgrRelation w = buffered.open(loc);
+            w.create();
+            writePages(w, 3);
+            w.sync();
+        }
+        BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(256).maxSessions(4);
+        b.directIo = true;
+        b.registeredBuffers = registered;
+        BufMgrSettings settings = b.build();
+        int[] order = {50, 3, 77, 12, 95, 40, 8, 63}; // no block followed by the next: one read each
+        try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
+                AioContext aio = AioContext.create(m, settings.aioConfig())) {
+            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
+            assertEquals(registered, aio.registeredBuffers() != null);
+            SmgrRelation rel = smgr.open(loc);
+            ReadStream.BlockCallback cb = new ReadStream.BlockCallback() {
+                int i;
+
+                @Override
+                public long nextBlock(ReadStream st) {
+                    return i == order.length ? ReadStream.END : order[i++];
+                }
+            };
+            try (BufferSession s = pool.openSession("client");
+                    ReadStream stream = s.readStream(rel, cb, ReadStream.USE_BATCHING, null)) {
+                for (int blk : order) {
+                    int buf = stream.next();
+                    assertEquals(blk * 1000 + 3, s.page(buf).get(ValueLayout.JAVA_INT_UNALIGNED, 4096), "block " + blk);
+                    s.releaseBuffer(buf);
+                }
+                assertEquals(-1, stream.next());
+            } finally {
+                pool.close();
+            }
+            assertNull(aio.registeredBuffers(), "the pool withdrew its pages when it closed");
+            assertEquals(registered ? order.length : 0, m.ringTotals()[8], "reads into registered buffers");
         } finally {
             m.deactivate();
         }

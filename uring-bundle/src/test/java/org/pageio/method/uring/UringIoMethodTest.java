@@ -598,9 +598,20 @@ class UringIoMethodTest {
      */
     @Test
     void steadyStateReadsAllocateNothing() {
+        assertSteadyStateReadsAllocateNothing(block());
+    }
+
+    /** The same into a registered buffer ({@code READ_FIXED}): following the context's offer allocates nothing either. */
+    @Test
+    void steadyStateReadsIntoRegisteredBuffersAllocateNothing() {
+        MemorySegment region = arena.allocate(2L << 20, 4096);
+        ctx.registerBuffers(region);
+        assertSteadyStateReadsAllocateNothing(region.asSlice(5L * BLOCK, BLOCK));
+    }
+
+    private void assertSteadyStateReadsAllocateNothing(MemorySegment buf) {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (IoSession s = ctx.openSession("t")) {
-            MemorySegment buf = block();
             IoReturn ret = new IoReturn();
             IoTarget target = IoTarget.file(alpha);
             int rounds = 10_000;
@@ -620,10 +631,94 @@ class UringIoMethodTest {
                 long allocated = mx.getCurrentThreadAllocatedBytes() - before;
                 passes.add(allocated);
                 if (pass > 0 && allocated < rounds) {
+                    IoUring ring = (IoUring) s.methodState();
+                    boolean fixed = ctx.registeredBuffers() != null;
+                    assertEquals(fixed ? (pass + 1L) * rounds : 0L, ring.fixedIos(), ring.registeredBuffers());
                     return; // less than one byte per read: nothing is allocated per I/O
                 }
             }
             throw new AssertionError("every pass of " + rounds + " reads allocated: " + passes + " bytes");
+        }
+    }
+
+    /**
+     * Registered buffers: an I/O of one buffer inside the region the context offers goes in as
+     * {@code READ_FIXED}/{@code WRITE_FIXED} and moves the same bytes; outside it, or with
+     * several buffers, as before; once the offer is withdrawn the ring releases the registration
+     * and goes back to plain reads.
+     */
+    @Test
+    void oneBufferInsideTheOfferedRegionIsReadAndWrittenAsFixedUntilTheOfferIsWithdrawn() throws IOException {
+        MemorySegment region = arena.allocate(2L << 20, 4096);
+        ctx.registerBuffers(region);
+        int betaFd = open(dir.resolve("beta"), OpenFlags.O_RDWR | OpenFlags.O_CREAT);
+        try (IoSession s = ctx.openSession("t")) {
+            IoUring ring = (IoUring) s.methodState();
+            assertEquals("on: 2 MiB in 1 buffer", ring.registeredBuffers());
+
+            MemorySegment in = region.asSlice(3L * BLOCK, BLOCK);
+            IoReturn r = read(s, alphaFd, 5, 0, in);
+            assertEquals(IoResult.OK, r.status(), r.message());
+            assertBlock("alpha", 5, in);
+            assertEquals(1, ring.fixedIos());
+
+            MemorySegment out = block(); // not in the region
+            assertEquals(IoResult.OK, read(s, alphaFd, 6, 0, out).status());
+            assertBlock("alpha", 6, out);
+            MemorySegment a = region.asSlice(0, BLOCK);
+            MemorySegment b = region.asSlice(BLOCK, BLOCK);
+            assertEquals(IoResult.OK, read(s, alphaFd, 7, 0, a, b).status()); // a vector: READV
+            assertBlock("alpha", 7, a);
+            assertBlock("alpha", 8, b);
+            assertEquals(1, ring.fixedIos(), "only a single buffer inside the region is fixed");
+
+            IoReturn w = new IoReturn();
+            IoHandle h = s.acquire();
+            long gen = h.generation();
+            h.setIovec(0, in).setReturn(w).startWritev(betaFd, 1, 2L * BLOCK); // block 5 of alpha, from the region
+            s.await(h, gen);
+            assertEquals(IoResult.OK, w.status(), w.message());
+            assertEquals(2, ring.fixedIos(), "the write went in as WRITE_FIXED");
+            MemorySegment back = block();
+            assertEquals(BLOCK, Posix.pread(org.pageio.posix.CallState.allocate(arena), betaFd, back, BLOCK, 2L * BLOCK));
+            assertBlock("alpha", 5, back);
+
+            ctx.unregisterBuffers(region);
+            MemorySegment again = region.asSlice(9L * BLOCK, BLOCK);
+            assertEquals(IoResult.OK, read(s, alphaFd, 9, 0, again).status());
+            assertBlock("alpha", 9, again);
+            assertEquals(2, ring.fixedIos(), "withdrawn: a plain READ");
+            assertEquals("off: no region offered", ring.registeredBuffers());
+        }
+    }
+
+    /**
+     * A region the kernel will not register (pages of a shared file mapping cannot be pinned for
+     * the long term) is not an error: the ring says why and reads into it as before.
+     */
+    @Test
+    void aRegionTheKernelRefusesLeavesReadsPlainAndTheRingSaysWhy() throws IOException {
+        Path backing = dir.resolve("mapped");
+        int mfd = open(backing, OpenFlags.O_RDWR | OpenFlags.O_CREAT);
+        Posix.ftruncate(mfd, 2L << 20, backing);
+        MemorySegment mapped = Posix.mmap(2L << 20, org.pageio.posix.Mman.PROT_READ | org.pageio.posix.Mman.PROT_WRITE,
+                org.pageio.posix.Mman.MAP_SHARED, mfd, 0, backing);
+        try {
+            ctx.registerBuffers(mapped);
+            try (IoSession s = ctx.openSession("t")) {
+                IoUring ring = (IoUring) s.methodState();
+                String note = ring.registeredBuffers();
+                assertTrue(note.startsWith("off: io_uring_register(IORING_REGISTER_BUFFERS) of 2 MiB in 1 buffer failed: E"),
+                        note);
+                assertTrue(note.endsWith("I/Os map their buffers one by one instead"), note);
+                MemorySegment in = mapped.asSlice(4L * BLOCK, BLOCK);
+                assertEquals(IoResult.OK, read(s, alphaFd, 11, 0, in).status());
+                assertBlock("alpha", 11, in);
+                assertEquals(0, ring.fixedIos());
+            }
+        } finally {
+            ctx.unregisterBuffers(mapped);
+            Posix.munmap(mapped);
         }
     }
 
