@@ -63,7 +63,10 @@ import org.pageio.posix.Residency;
  * from its budget of 64 reads at the device only while it has handles to spare (bufmgr-bundle's
  * README, "Retiring reads"); a second value runs the same stream again in each round with that
  * many handles, in a row named {@code direct io_uring hN} ({@code h64}: none to spare, PostgreSQL's
- * accounting).
+ * accounting). {@code --registered-buffers} (default on): whether the pool offers its pages for
+ * io_uring's registered buffers ({@code READ_FIXED}: no page mapping per read); {@code both} runs
+ * the same stream without them in every round too ({@code direct io_uring unreg}, alternating
+ * which of the two goes first) and prints their ratio, round by round.
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
  * with the same reads through the AIO core and the method alone (no buffer manager);
@@ -112,9 +115,13 @@ public final class DirectVsFioBench {
         // run the same stream again in each round with that many handles ("direct io_uring h64":
         // no handle to spare, PostgreSQL's accounting).
         List<Integer> ioMaxConcurrency = List.of(2 * RAND_DEPTH);
+        // registered buffers (io_uring's fixed buffers, the pool's pages registered once per ring):
+        // on, off, or both ("direct io_uring unreg": the same stream without, in the same rounds)
+        String registered = "on";
         BenchArgs a = new BenchArgs("direct-vs-fio", "--dir DIR --size-mib N --seconds N --rounds N"
                 + " --engines io_uring,threads --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N"
-                + " --sample-inflight --keep --checksums on|off --io-max-concurrency 128,64", args);
+                + " --sample-inflight --keep --checksums on|off --io-max-concurrency 128,64"
+                + " --registered-buffers on|off|both", args);
         while (a.next()) {
             switch (a.option()) {
                 case "--dir" -> dir = Path.of(a.value());
@@ -137,6 +144,12 @@ public final class DirectVsFioBench {
                 case "--sample-inflight" -> DeviceSampler.sampleInflight = true;
                 case "--raw-groups" -> rawGroups = a.listValue(Integer::parseInt);
                 case "--io-max-concurrency" -> ioMaxConcurrency = a.listValue(Integer::parseInt);
+                case "--registered-buffers" -> {
+                    registered = a.value();
+                    if (!List.of("on", "off", "both").contains(registered)) {
+                        throw a.fail("--registered-buffers must be on, off or both, not " + registered);
+                    }
+                }
                 default -> throw a.unknown();
             }
         }
@@ -150,12 +163,16 @@ public final class DirectVsFioBench {
         BufMgrSettings.Builder db = settings.toBuilder();
         db.directIo = true;
         db.dataChecksums = checksums;
+        db.registeredBuffers = !registered.equals("off");
         List<BufMgrSettings> directs = new ArrayList<>();
         for (int n : ioMaxConcurrency) {
             db.ioMaxConcurrency = n;
             directs.add(db.build());
         }
         BufMgrSettings direct = directs.get(0);
+        BufMgrSettings.Builder ub = direct.toBuilder();
+        ub.registeredBuffers = false;
+        BufMgrSettings unregistered = registered.equals("both") ? ub.build() : null;
         Files.createDirectories(dir);
         List<Result> all = new ArrayList<>();
         try (StorageManager writer = new StorageManager(dir, settings.segmentBlocks(), false)) {
@@ -198,11 +215,19 @@ public final class DirectVsFioBench {
                             all.add(print(fio(file, blocks, random, seconds)));
                         }
                         for (String engine : engines) {
+                            // the pair alternates too: a pass may leave the host's cache warmer for the next
+                            if (unregistered != null && round % 2 == 0) {
+                                all.add(print(renamed(ours(dir, unregistered, file, blocks, random, seconds, engine),
+                                        unregName(engine))));
+                            }
                             all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
+                            if (unregistered != null && round % 2 == 1) {
+                                all.add(print(renamed(ours(dir, unregistered, file, blocks, random, seconds, engine),
+                                        unregName(engine))));
+                            }
                             for (int k = 1; k < directs.size(); k++) { // the same stream with fewer I/O handles
-                                Result r = ours(dir, directs.get(k), file, blocks, random, seconds, engine);
-                                all.add(print(new Result(iomcName(engine, ioMaxConcurrency.get(k)), r.workload(),
-                                        r.bytesPerSecond(), r.iops(), r.ios(), r.cpuMicrosPerIo(), r.note())));
+                                all.add(print(renamed(ours(dir, directs.get(k), file, blocks, random, seconds, engine),
+                                        iomcName(engine, ioMaxConcurrency.get(k)))));
                             }
                             if (raw) {
                                 all.add(print(raw(file, blocks, random, seconds, engine, 1)));
@@ -231,29 +256,45 @@ public final class DirectVsFioBench {
             String w = workload(random);
             double fioBest = UringVsFioBench.stat(asUring(all), "fio", w, random, true);
             double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
-            for (String who : whos(engines, raw, rawGroups, ioMaxConcurrency)) {
-                double[] paired = pairedRatios(all, who, w, random);
+            for (String who : whos(engines, raw, rawGroups, ioMaxConcurrency, unregistered != null)) {
+                double[] paired = pairedRatios(all, who, "fio", w, random);
                 System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f) (target %s)%n", w,
                         who, random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
                         UringVsFioBench.stat(asUring(all), who, w, random, false) / fioMedian, paired[0], paired[1], paired[2],
                         random ? ">= 0.85" : ">= 0.90");
             }
+            if (unregistered != null) {
+                for (String e : engines) {
+                    double[] q = pairedRatios(all, "direct " + e, unregName(e), w, random);
+                    System.out.printf(Locale.ROOT, "%-22s registered buffers: direct %s / %s, same rounds: %.3f (%.3f-%.3f)%n",
+                            w, e, unregName(e), q[0], q[1], q[2]);
+                }
+            }
         }
     }
 
+    private static Result renamed(Result r, String who) {
+        return new Result(who, r.workload(), r.bytesPerSecond(), r.iops(), r.ios(), r.cpuMicrosPerIo(), r.note());
+    }
+
+    private static String unregName(String engine) {
+        return "direct " + engine + " unreg";
+    }
+
     /**
-     * {median, min, max} of the per-round ratios {@code who ÷ fio}: the k-th pass of {@code who}
-     * against fio's k-th pass of the same workload (the same round, the same freshly primed file).
+     * {median, min, max} of the per-round ratios {@code who ÷ base} (fio, or another row): the k-th
+     * pass of {@code who} against base's k-th pass of the same workload (the same round, the same
+     * freshly primed file).
      * On a VM whose virtual disk sits on the host's cache, the rounds drift together (fio's own
      * random IOPS doubled from one round to the next); pairing cancels that drift, where best ÷
      * best and median ÷ median compare passes of different rounds.
      */
-    static double[] pairedRatios(List<Result> all, String who, String w, boolean random) {
+    static double[] pairedRatios(List<Result> all, String who, String base, String w, boolean random) {
         List<Double> ours = new ArrayList<>();
         List<Double> fio = new ArrayList<>();
         for (Result r : all) {
-            if (r.workload().equals(w) && (r.who().equals(who) || r.who().equals("fio"))) {
-                (r.who().equals("fio") ? fio : ours).add(random ? r.iops() : r.bytesPerSecond());
+            if (r.workload().equals(w) && (r.who().equals(who) || r.who().equals(base))) {
+                (r.who().equals(base) ? fio : ours).add(random ? r.iops() : r.bytesPerSecond());
             }
         }
         int n = Math.min(ours.size(), fio.size());
@@ -269,10 +310,14 @@ public final class DirectVsFioBench {
         return new double[] {median, q[0], q[n - 1]};
     }
 
-    private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups, List<Integer> iomc) {
+    private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups, List<Integer> iomc,
+            boolean unreg) {
         List<String> whos = new ArrayList<>();
         for (String e : engines) {
             whos.add("direct " + e);
+            if (unreg) {
+                whos.add(unregName(e));
+            }
             for (int k = 1; k < iomc.size(); k++) {
                 whos.add(iomcName(e, iomc.get(k)));
             }
@@ -603,8 +648,9 @@ public final class DirectVsFioBench {
             return "";
         }
         return String.format(Locale.ROOT, "; ring: %.3f enters per read (%.3f submit, %.3f wait), %.2f polls per read"
-                + " (%.0f%% found one), %.1f in the kernel at submit + %.1f submitted", (t[1] + t[3]) / (double) ios,
-                t[1] / (double) ios, t[3] / (double) ios, t[4] / (double) ios, t[4] == 0 ? 0 : 100.0 * t[5] / t[4],
-                t[7] == 0 ? Double.NaN : t[6] / (double) t[7], t[7] == 0 ? Double.NaN : t[2] / (double) t[7]);
+                + " (%.0f%% found one), %.1f in the kernel at submit + %.1f submitted, %.0f%% into registered buffers",
+                (t[1] + t[3]) / (double) ios, t[1] / (double) ios, t[3] / (double) ios, t[4] / (double) ios,
+                t[4] == 0 ? 0 : 100.0 * t[5] / t[4], t[7] == 0 ? Double.NaN : t[6] / (double) t[7],
+                t[7] == 0 ? Double.NaN : t[2] / (double) t[7], t[2] == 0 ? 0 : 100.0 * t[8] / t[2]);
     }
 }
