@@ -93,6 +93,25 @@ class AioCoreTest {
         }
     }
 
+    /** The offer of registered buffers: native memory only; withdrawn only by whoever offered that region. */
+    @Test
+    void registeredBuffersAreNativeAndWithdrawnOnlyByTheirOwnRegion() {
+        try (AioContext ctx = context(new TestMethods.Inline(), 4); Arena a = Arena.ofConfined()) {
+            assertNull(ctx.registeredBuffers());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ctx.registerBuffers(MemorySegment.ofArray(new byte[8192])));
+            assertTrue(e.getMessage().startsWith("registered buffers must be native memory"), e.getMessage());
+            MemorySegment first = a.allocate(8192, 4096);
+            MemorySegment second = a.allocate(8192, 4096);
+            ctx.registerBuffers(first);
+            ctx.registerBuffers(second); // replaces
+            ctx.unregisterBuffers(first); // a pool that closes after another took over withdraws nothing
+            assertSame(second, ctx.registeredBuffers());
+            ctx.unregisterBuffers(second);
+            assertNull(ctx.registeredBuffers());
+        }
+    }
+
     @Test
     void aSecondCompletionIsIgnoredAndCounted() {
         IoMethod twice = new IoMethod() {
