@@ -51,20 +51,33 @@ class DirectBufferManagerTest {
         }
     }
 
+    /**
+     * Creates relation {@code relNumber} through a buffered storage manager with
+     * {@link #writePages} of version {@code synced}, fsync'ed, then of version {@code unsynced}
+     * left dirty in the page cache (0: none).
+     */
+    RelFileLocator writeThroughPageCache(int relNumber, int synced, int unsynced) throws Exception {
+        RelFileLocator loc = new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber);
+        try (StorageManager buffered = new StorageManager(dir, StorageManager.DEFAULT_SEGMENT_BLOCKS, false)) {
+            SmgrRelation w = buffered.open(loc);
+            w.create();
+            writePages(w, synced);
+            w.sync();
+            if (unsynced != 0) {
+                writePages(w, unsynced);
+            }
+        }
+        return loc;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"io_uring", "threads"})
     void bufferedWritesThenADirectScanReturnsTheNewPages(String engine) throws Exception {
         DirectIoMethod m = new DirectIoMethod();
         m.start(engine, 4);
         assertTrue(m.bypassesPageCache());
-        RelFileLocator loc = new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 7001);
-        try (StorageManager buffered = new StorageManager(dir, StorageManager.DEFAULT_SEGMENT_BLOCKS, false)) {
-            SmgrRelation w = buffered.open(loc);
-            w.create();
-            writePages(w, 1);
-            w.sync();
-            writePages(w, 2); // version 2 is only in the page cache (dirty), not synced
-        }
+        // version 2 is only in the page cache (dirty), not synced
+        RelFileLocator loc = writeThroughPageCache(7001, 1, 2);
         BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(1024).maxSessions(4);
         b.directIo = m.bypassesPageCache(); // what BufferManagerComponent does
         BufMgrSettings settings = b.build();
@@ -105,13 +118,7 @@ class DirectBufferManagerTest {
     void randomReadsGoIntoRegisteredBuffersUnlessTurnedOff(boolean registered) throws Exception {
         DirectIoMethod m = new DirectIoMethod();
         m.start("io_uring", 4);
-        RelFileLocator loc = new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 7002);
-        try (StorageManager buffered = new StorageManager(dir, StorageManager.DEFAULT_SEGMENT_BLOCKS, false)) {
-            SmgrRelation w = buffered.open(loc);
-            w.create();
-            writePages(w, 3);
-            w.sync();
-        }
+        RelFileLocator loc = writeThroughPageCache(7002, 3, 0);
         BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(256).maxSessions(4);
         b.directIo = true;
         b.registeredBuffers = registered;
