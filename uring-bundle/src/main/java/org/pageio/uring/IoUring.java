@@ -447,7 +447,8 @@ public final class IoUring implements AutoCloseable {
             }
             r = Posix.syscall(cs, SYS_IO_URING_REGISTER, ringFd, IORING_REGISTER_BUFFERS, iovs.address(), parts, 0, 0);
         }
-        String what = (size >> 20) + " MiB in " + parts + (parts == 1 ? " buffer" : " buffers");
+        String what = (size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10) + " kB") + " in " + parts
+                + (parts == 1 ? " buffer" : " buffers");
         if (r < 0) {
             int errno = (int) -r;
             fixedNote = "off: io_uring_register(IORING_REGISTER_BUFFERS) of " + what + " failed: " + Errno.name(errno)
