@@ -291,19 +291,19 @@ public final class DirectVsFioBench {
      */
     static double[] pairedRatios(List<Result> all, String who, String base, String w, boolean random) {
         List<Double> ours = new ArrayList<>();
-        List<Double> fio = new ArrayList<>();
+        List<Double> bases = new ArrayList<>();
         for (Result r : all) {
             if (r.workload().equals(w) && (r.who().equals(who) || r.who().equals(base))) {
-                (r.who().equals(base) ? fio : ours).add(random ? r.iops() : r.bytesPerSecond());
+                (r.who().equals(base) ? bases : ours).add(random ? r.iops() : r.bytesPerSecond());
             }
         }
-        int n = Math.min(ours.size(), fio.size());
+        int n = Math.min(ours.size(), bases.size());
         if (n == 0) {
             return new double[] {Double.NaN, Double.NaN, Double.NaN};
         }
         double[] q = new double[n];
         for (int i = 0; i < n; i++) {
-            q[i] = ours.get(i) / fio.get(i);
+            q[i] = ours.get(i) / bases.get(i);
         }
         java.util.Arrays.sort(q);
         double median = n % 2 == 1 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2;
