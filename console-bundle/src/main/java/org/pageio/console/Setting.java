@@ -61,6 +61,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("ignore_checksum_failure", Unit.NONE, "superuser", false),
             new Known("track_io_timing", Unit.NONE, "superuser", false),
             new Known("read_stream_lookahead", Unit.NONE, "pageio", false),
+            new Known("io_uring_registered_buffers", Unit.NONE, "pageio", false),
             new Known(IO_METHOD, Unit.NONE, "postmaster", false),
             new Known("io_min_workers", Unit.NONE, "sighup", false),
             new Known("io_max_workers", Unit.NONE, "sighup", false),

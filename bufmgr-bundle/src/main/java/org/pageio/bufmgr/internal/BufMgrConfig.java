@@ -39,6 +39,11 @@ public @interface BufMgrConfig {
     @AttributeDefinition(name = "track_io_timing")
     boolean track__io__timing() default false;
 
+    @AttributeDefinition(name = "io_uring_registered_buffers", description = "Offer shared buffers to io_uring "
+            + "(io_method io_uring, or direct on io_uring) to register once per session as fixed buffers: no page "
+            + "mapping per I/O; each session's ring pins the pool and keeps 16 bytes per 4 kB page in the kernel")
+    boolean io__uring__registered__buffers() default true;
+
     @AttributeDefinition(name = "read_stream_lookahead", options = {
         @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 18", value = "pg18"),
         @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 19", value = "pg19")})

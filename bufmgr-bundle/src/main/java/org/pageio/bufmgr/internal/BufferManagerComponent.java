@@ -261,6 +261,7 @@ public final class BufferManagerComponent implements BufferManager {
         b.trackIoTiming = config.track__io__timing();
         b.readStreamLookahead = BufMgrSettings.Lookahead.valueOf(config.read__stream__lookahead().toUpperCase(Locale.ROOT));
         b.directIo = directIo;
+        b.registeredBuffers = config.io__uring__registered__buffers();
         return b.build();
     }
 
