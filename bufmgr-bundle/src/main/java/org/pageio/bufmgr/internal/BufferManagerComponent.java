@@ -248,7 +248,7 @@ public final class BufferManagerComponent implements BufferManager {
 
     // ------------------------------------------------------------------ method selection
 
-    private static BufMgrSettings settingsOf(BufMgrConfig config, boolean directIo) {
+    static BufMgrSettings settingsOf(BufMgrConfig config, boolean directIo) {
         BufMgrSettings.Builder b = new BufMgrSettings.Builder();
         b.sharedBuffers = config.shared__buffers();
         b.effectiveIoConcurrency = config.effective__io__concurrency();
