@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import javax.inject.Inject;
+import org.junit.Before;
 import org.junit.Test;
 import org.ops4j.pax.exam.Option;
 import org.osgi.framework.Bundle;
@@ -71,6 +72,17 @@ public class MethodSwapIT extends PageioTestBase {
     @Override
     protected Option extraOptions() {
         return composite(reactorBundle("uring-bundle")); // directio-bundle is installed by the test
+    }
+
+    /**
+     * Loads, in the test's own thread, the class the scanner threads first meet: the probe bundle
+     * imports packages dynamically, and once, with four scanners starting at the same moment, every
+     * one of them got {@code NoClassDefFoundError: org/pageio/bufmgr/stream/ReadStream} (and the
+     * next test's scanners too). Resolved here, the wire exists before the threads start.
+     */
+    @Before
+    public void resolveTheScannersImportsFirst() {
+        assertNotNull(ReadStream.class.getName());
     }
 
     @Test
