@@ -545,7 +545,10 @@ class WorkerPoolTest {
                 gens[i] = hs[i].generation();
                 hs[i].setIovec(0, bufs[i]).setReturn(rets[i]).addCallback(notes, 0).startReadv(fd, 1, blocks[i] * BLOCK);
                 if (i == 0) {
-                    await("the worker holds A", () -> method.stats().workersIdle() == 0 && method.stats().queueDepth() == 0);
+                    // parked in the hold, i.e. out of its locked dequeue: a submission that found the
+                    // queue lock still held by it would run inline (seen once: "inline (lock busy) 3")
+                    await("the worker holds A", () -> method.stats().workersIdle() == 0 && method.stats().queueDepth() == 0
+                            && method.pool().workerThread(0).getState() == Thread.State.TIMED_WAITING);
                 }
             }
             assertEquals(3, method.stats().queueDepth(), "B, C and D wait in the queue: " + method.stats());
