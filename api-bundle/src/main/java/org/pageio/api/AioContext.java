@@ -215,7 +215,7 @@ public final class AioContext implements AutoCloseable {
                 return;
             }
             IoMethod m = h.session().boundMethod();
-            if (s == IoHandle.SUBMITTED && m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
+            if (s == IoHandle.SUBMITTED && h.waitableBy(m)) {
                 m.waitOne(h, generation);
             } else {
                 h.sleepUntilCompleted(generation);

@@ -640,6 +640,14 @@ public final class IoHandle {
         }
     }
 
+    /**
+     * Whether {@code m}'s {@link IoMethod#waitOne} may wait for this handle while it is SUBMITTED:
+     * a bound method that has one, and an I/O it really submitted (not one run synchronously).
+     */
+    boolean waitableBy(IoMethod m) {
+        return m != null && m.hasWaitOne() && (flags() & FLAG_SYNCHRONOUS) == 0;
+    }
+
     boolean completedOrRecycled(long generation) {
         int s = (int) STATE.getVolatile(this);
         return recycled(generation) || s >= COMPLETED_SHARED;

@@ -408,7 +408,7 @@ public final class IoSession implements AutoCloseable {
                 }
                 case IoHandle.SUBMITTED -> {
                     IoMethod m = own ? boundMethod : h.session().boundMethod();
-                    if (m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
+                    if (h.waitableBy(m)) {
                         m.waitOne(h, generation);
                     } else {
                         h.sleepUntilCompleted(generation);
@@ -452,7 +452,7 @@ public final class IoSession implements AutoCloseable {
             return;
         }
         IoMethod m = h.session() == this ? boundMethod : h.session().boundMethod();
-        if (s == IoHandle.SUBMITTED && m != null && m.hasWaitOne() && (h.flags() & IoHandle.FLAG_SYNCHRONOUS) == 0) {
+        if (s == IoHandle.SUBMITTED && h.waitableBy(m)) {
             m.waitProgress(h, generation, max);
         } else {
             await(h, generation);
