@@ -69,6 +69,8 @@ public final class Posix {
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle MUNMAP = Libc.errnoFunction("munmap",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle MADVISE = Libc.errnoFunction("madvise",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle MINCORE = Libc.errnoFunction("mincore",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
     /** The GNU {@code strerror_r}: returns a pointer to the message, in the buffer or static. */
@@ -244,6 +246,24 @@ public final class Posix {
     public static void munmap(MemorySegment seg) throws PosixException {
         orThrow("munmap", null, "address 0x" + Long.toHexString(seg.address()) + ", length " + seg.byteSize(),
                 s -> (int) MUNMAP.invokeExact(s, seg, seg.byteSize()));
+    }
+
+    /**
+     * {@code madvise(2)} of all of {@code seg} (page-aligned) with an {@link Mman} {@code MADV_}
+     * value; {@code what} names the memory in the exception's message.
+     */
+    public static void madvise(MemorySegment seg, int advice, String what) throws PosixException {
+        orThrow("madvise", null, adviceName(advice) + " of " + what + " (address 0x" + Long.toHexString(seg.address())
+                + ", length " + seg.byteSize() + ")", s -> (int) MADVISE.invokeExact(s, seg, seg.byteSize(), advice));
+    }
+
+    private static String adviceName(int advice) {
+        return switch (advice) {
+            case Mman.MADV_HUGEPAGE -> "MADV_HUGEPAGE";
+            case Mman.MADV_NOHUGEPAGE -> "MADV_NOHUGEPAGE";
+            case Mman.MADV_POPULATE_WRITE -> "MADV_POPULATE_WRITE";
+            default -> "advice " + advice;
+        };
     }
 
     /**

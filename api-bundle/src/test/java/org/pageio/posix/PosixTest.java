@@ -247,6 +247,26 @@ class PosixTest {
     }
 
     @Test
+    void madviseAdvisesAnAnonymousMappingAndNamesTheMemoryWhenRefused() throws IOException {
+        MemorySegment map = Posix.mmap(4 * PAGE, Mman.PROT_READ | Mman.PROT_WRITE,
+                Mman.MAP_PRIVATE | Mman.MAP_ANONYMOUS, -1, 0, null);
+        try {
+            Posix.madvise(map, Mman.MADV_NOHUGEPAGE, "a test mapping");
+            Posix.madvise(map, Mman.MADV_POPULATE_WRITE, "a test mapping");
+            assertEquals(0, map.get(ValueLayout.JAVA_LONG, 3 * PAGE));
+            PosixException e = assertThrows(PosixException.class, () -> Posix.madvise(map, 9999, "a test mapping"));
+            assertEquals(Errno.EINVAL, e.errno());
+            assertEquals("madvise", e.call());
+            assertTrue(e.getMessage().contains("advice 9999 of a test mapping"), e.getMessage());
+            PosixException unaligned = assertThrows(PosixException.class,
+                    () -> Posix.madvise(map.asSlice(1, PAGE), Mman.MADV_HUGEPAGE, "a test mapping"));
+            assertTrue(unaligned.getMessage().contains("MADV_HUGEPAGE of a test mapping"), unaligned.getMessage());
+        } finally {
+            Posix.munmap(map);
+        }
+    }
+
+    @Test
     void mmapFailureThrows() {
         PosixException e = assertThrows(PosixException.class,
                 () -> Posix.mmap(PAGE, Mman.PROT_READ, Mman.MAP_SHARED, -1, 0, file));

@@ -54,7 +54,8 @@ import org.pageio.posix.Residency;
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
  *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep]
- *                        [--checksums on|off] [--io-max-concurrency 128,64]
+ *                        [--checksums on|off] [--io-max-concurrency 128,64] [--registered-buffers on|off|both]
+ *                        [--huge-pages try|on|off|both]
  * </pre>
  * {@code --checksums off} reads without page verification ({@code data_checksums} off), to
  * measure what CRC32C of freshly DMA'd pages costs the stream. {@code --io-max-concurrency}
@@ -66,7 +67,9 @@ import org.pageio.posix.Residency;
  * accounting). {@code --registered-buffers} (default on): whether the pool offers its pages for
  * io_uring's registered buffers ({@code READ_FIXED}: no page mapping per read); {@code both} runs
  * the same stream without them in every round too ({@code direct io_uring unreg}, alternating
- * which of the two goes first) and prints their ratio, round by round.
+ * which of the two goes first) and prints their ratio, round by round. {@code --huge-pages}
+ * ({@code huge_pages}, default try): the pool's pages in 2 MB pages or not; {@code both} runs the
+ * stream with {@code off} in every round too ({@code direct io_uring 4k}) and prints the ratio.
  * Each pass prints the process's CPU time per I/O (fio's from its usr_cpu/sys_cpu): on a busy
  * machine the side that spends more CPU per I/O loses more. {@code --raw} adds a row per engine
  * with the same reads through the AIO core and the method alone (no buffer manager);
@@ -118,10 +121,11 @@ public final class DirectVsFioBench {
         // registered buffers (io_uring's fixed buffers, the pool's pages registered once per ring):
         // on, off, or both ("direct io_uring unreg": the same stream without, in the same rounds)
         String registered = "on";
+        String hugePages = "try";
         BenchArgs a = new BenchArgs("direct-vs-fio", "--dir DIR --size-mib N --seconds N --rounds N"
                 + " --engines io_uring,threads --workloads seq|rand|both --raw --raw-groups 2,3 --warmups N"
                 + " --sample-inflight --keep --checksums on|off --io-max-concurrency 128,64"
-                + " --registered-buffers on|off|both", args);
+                + " --registered-buffers on|off|both --huge-pages try|on|off|both", args);
         while (a.next()) {
             switch (a.option()) {
                 case "--dir" -> dir = Path.of(a.value());
@@ -150,6 +154,12 @@ public final class DirectVsFioBench {
                         throw a.fail("--registered-buffers must be on, off or both, not " + registered);
                     }
                 }
+                case "--huge-pages" -> {
+                    hugePages = a.value();
+                    if (!List.of("try", "on", "off", "both").contains(hugePages)) {
+                        throw a.fail("--huge-pages must be try, on, off or both, not " + hugePages);
+                    }
+                }
                 default -> throw a.unknown();
             }
         }
@@ -164,15 +174,25 @@ public final class DirectVsFioBench {
         db.directIo = true;
         db.dataChecksums = checksums;
         db.registeredBuffers = !registered.equals("off");
+        db.hugePages = BufMgrSettings.HugePages.parse(hugePages.equals("both") ? "try" : hugePages);
         List<BufMgrSettings> directs = new ArrayList<>();
         for (int n : ioMaxConcurrency) {
             db.ioMaxConcurrency = n;
             directs.add(db.build());
         }
         BufMgrSettings direct = directs.get(0);
-        BufMgrSettings.Builder ub = direct.toBuilder();
-        ub.registeredBuffers = false;
-        BufMgrSettings unregistered = registered.equals("both") ? ub.build() : null;
+        // the same stream with one setting changed, in every round, alternating which goes first
+        List<Paired> paired = new ArrayList<>();
+        if (registered.equals("both")) {
+            BufMgrSettings.Builder ub = direct.toBuilder();
+            ub.registeredBuffers = false;
+            paired.add(new Paired("unreg", "registered buffers", ub.build()));
+        }
+        if (hugePages.equals("both")) {
+            BufMgrSettings.Builder hb = direct.toBuilder();
+            hb.hugePages = BufMgrSettings.HugePages.OFF;
+            paired.add(new Paired("4k", "huge pages", hb.build()));
+        }
         Files.createDirectories(dir);
         List<Result> all = new ArrayList<>();
         try (StorageManager writer = new StorageManager(dir, settings.segmentBlocks(), false)) {
@@ -216,14 +236,18 @@ public final class DirectVsFioBench {
                         }
                         for (String engine : engines) {
                             // the pair alternates too: a pass may leave the host's cache warmer for the next
-                            if (unregistered != null && round % 2 == 0) {
-                                all.add(print(renamed(ours(dir, unregistered, file, blocks, random, seconds, engine),
-                                        unregName(engine))));
+                            if (round % 2 == 0) {
+                                for (Paired v : paired) {
+                                    all.add(print(renamed(ours(dir, v.settings(), file, blocks, random, seconds, engine),
+                                            v.who(engine))));
+                                }
                             }
                             all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
-                            if (unregistered != null && round % 2 == 1) {
-                                all.add(print(renamed(ours(dir, unregistered, file, blocks, random, seconds, engine),
-                                        unregName(engine))));
+                            if (round % 2 == 1) {
+                                for (Paired v : paired) {
+                                    all.add(print(renamed(ours(dir, v.settings(), file, blocks, random, seconds, engine),
+                                            v.who(engine))));
+                                }
                             }
                             for (int k = 1; k < directs.size(); k++) { // the same stream with fewer I/O handles
                                 all.add(print(renamed(ours(dir, directs.get(k), file, blocks, random, seconds, engine),
@@ -256,18 +280,18 @@ public final class DirectVsFioBench {
             String w = workload(random);
             double fioBest = UringVsFioBench.stat(asUring(all), "fio", w, random, true);
             double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
-            for (String who : whos(engines, raw, rawGroups, ioMaxConcurrency, unregistered != null)) {
-                double[] paired = pairedRatios(all, who, "fio", w, random);
+            for (String who : whos(engines, raw, rawGroups, ioMaxConcurrency, paired)) {
+                double[] r = pairedRatios(all, who, "fio", w, random);
                 System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f) (target %s)%n", w,
                         who, random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
-                        UringVsFioBench.stat(asUring(all), who, w, random, false) / fioMedian, paired[0], paired[1], paired[2],
+                        UringVsFioBench.stat(asUring(all), who, w, random, false) / fioMedian, r[0], r[1], r[2],
                         random ? ">= 0.85" : ">= 0.90");
             }
-            if (unregistered != null) {
+            for (Paired v : paired) {
                 for (String e : engines) {
-                    double[] q = pairedRatios(all, "direct " + e, unregName(e), w, random);
-                    System.out.printf(Locale.ROOT, "%-22s registered buffers: direct %s / %s, same rounds: %.3f (%.3f-%.3f)%n",
-                            w, e, unregName(e), q[0], q[1], q[2]);
+                    double[] q = pairedRatios(all, "direct " + e, v.who(e), w, random);
+                    System.out.printf(Locale.ROOT, "%-22s %s: direct %s / %s, same rounds: %.3f (%.3f-%.3f)%n",
+                            w, v.what(), e, v.who(e), q[0], q[1], q[2]);
                 }
             }
         }
@@ -277,8 +301,11 @@ public final class DirectVsFioBench {
         return new Result(who, r.workload(), r.bytesPerSecond(), r.iops(), r.ios(), r.cpuMicrosPerIo(), r.note());
     }
 
-    private static String unregName(String engine) {
-        return "direct " + engine + " unreg";
+    /** The stream with one setting changed ({@code what}), run in the same rounds as a row named {@link #who}. */
+    private record Paired(String suffix, String what, BufMgrSettings settings) {
+        String who(String engine) {
+            return "direct " + engine + " " + suffix;
+        }
     }
 
     /**
@@ -311,12 +338,12 @@ public final class DirectVsFioBench {
     }
 
     private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups, List<Integer> iomc,
-            boolean unreg) {
+            List<Paired> paired) {
         List<String> whos = new ArrayList<>();
         for (String e : engines) {
             whos.add("direct " + e);
-            if (unreg) {
-                whos.add(unregName(e));
+            for (Paired v : paired) {
+                whos.add(v.who(e));
             }
             for (int k = 1; k < iomc.size(); k++) {
                 whos.add(iomcName(e, iomc.get(k)));
@@ -475,9 +502,11 @@ public final class DirectVsFioBench {
         long cpu1;
         StreamStats stats;
         DeviceSampler dev;
+        String huge;
         try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
                 AioContext aio = AioContext.create(method, settings.aioConfig())) {
             BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo()); // empty shared buffers
+            huge = pool.hugePages();
             SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
             try (BufferSession session = pool.openSession("client")) {
                 ReadStream.BlockCallback cb;
@@ -538,11 +567,11 @@ public final class DirectVsFioBench {
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
         String note = String.format(Locale.ROOT, "(stream: %.1f reads in progress, %.1f blocks per read, %d waits of %.1f ms, %d reads over before reached,"
-                + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s)%s",
+                + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s; huge pages %s)%s",
                 stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), stats.waitNanos() / 1e6,
                 stats.retiredReads(), stats.averageDistance(),
                 stats.maxDistance(), stats.capacity(), stats.maxIos(), stats.readsBeforeFullDepth(),
-                stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), dev == null ? "" : " (" + dev.note() + ")");
+                stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), huge, dev == null ? "" : " (" + dev.note() + ")");
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),
                 (cpu1 - cpu0) / 1e3 / stats.ioCount(), note);
     }

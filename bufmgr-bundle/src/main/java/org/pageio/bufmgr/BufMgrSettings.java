@@ -23,11 +23,12 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param directIo                 open relation files with O_DIRECT
  * @param registeredBuffers        offer the pool's pages to the I/O method to register with the kernel
  *                                 (io_uring's fixed buffers: no per-I/O page mapping); default on
+ * @param hugePages                {@code huge_pages}: back the pool's pages with 2 MB pages; default try
  */
 public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
         int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
         boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
-        long segmentBlocks, boolean directIo, boolean registeredBuffers) {
+        long segmentBlocks, boolean directIo, boolean registeredBuffers, HugePages hugePages) {
 
     /** Which read-stream look-ahead algorithm to use (pg-aio-design.md §11.3 and §11.4). */
     public enum Lookahead {
@@ -35,6 +36,34 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         PG18,
         /** Separate read-ahead and combine distances; read-ahead grows only on waits; decay hold-off. */
         PG19
+    }
+
+    /**
+     * PostgreSQL's {@code huge_pages}, for the buffer pool's pages (Linux transparent huge pages of
+     * 2 MB; see {@link BufferPool#hugePages()}).
+     */
+    public enum HugePages {
+        /** Ask for huge pages; use normal pages for what the kernel does not give (the default). */
+        TRY,
+        /** Huge pages for the whole pool, or the pool does not start. */
+        ON,
+        /** Normal 4 kB pages only, even where the kernel would use huge pages for all memory. */
+        OFF;
+
+        /** The setting's value as PostgreSQL spells it: {@code try}, {@code on}, {@code off}. */
+        public String value() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** {@code try}, {@code on} or {@code off} (any case); otherwise an error naming the setting and the valid values. */
+        public static HugePages parse(String value) {
+            for (HugePages h : values()) {
+                if (h.value().equalsIgnoreCase(value == null ? "" : value.trim())) {
+                    return h;
+                }
+            }
+            throw new IllegalArgumentException("huge_pages = '" + value + "' is not valid: valid values are try, on, off");
+        }
     }
 
     public BufMgrSettings {
@@ -50,19 +79,32 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         if (readStreamLookahead == null) {
             throw new IllegalArgumentException("read_stream_lookahead must be pg18 or pg19");
         }
+        if (hugePages == null) {
+            throw new IllegalArgumentException("huge_pages must be try, on or off");
+        }
         if (segmentBlocks < 1) {
             throw new IllegalArgumentException("segment size " + segmentBlocks + " blocks is out of range: at least 1");
         }
     }
 
-    /** The 1.5 constructor: registered buffers on. */
+    /** The 1.6 constructor: {@code huge_pages = try}. */
+    public BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
+            int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
+            boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
+            long segmentBlocks, boolean directIo, boolean registeredBuffers) {
+        this(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit, effectiveIoConcurrency,
+                maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure, trackIoTiming, readStreamLookahead,
+                dataChecksums, segmentBlocks, directIo, registeredBuffers, HugePages.TRY);
+    }
+
+    /** The 1.5 constructor: registered buffers on, {@code huge_pages = try}. */
     public BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
             int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
             boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
             long segmentBlocks, boolean directIo) {
         this(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit, effectiveIoConcurrency,
                 maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure, trackIoTiming, readStreamLookahead,
-                dataChecksums, segmentBlocks, directIo, true);
+                dataChecksums, segmentBlocks, directIo, true, HugePages.TRY);
     }
 
     public static BufMgrSettings defaults() {
@@ -113,6 +155,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         b.segmentBlocks = segmentBlocks;
         b.directIo = directIo;
         b.registeredBuffers = registeredBuffers;
+        b.hugePages = hugePages;
         return b;
     }
 
@@ -139,6 +182,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         public long segmentBlocks = StorageManager.DEFAULT_SEGMENT_BLOCKS;
         public boolean directIo;
         public boolean registeredBuffers = true;
+        public HugePages hugePages = HugePages.TRY;
 
         public Builder sharedBuffers(int blocks) {
             sharedBuffers = blocks;
@@ -188,7 +232,8 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         public BufMgrSettings build() {
             return new BufMgrSettings(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit,
                     effectiveIoConcurrency, maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure,
-                    trackIoTiming, readStreamLookahead, dataChecksums, segmentBlocks, directIo, registeredBuffers);
+                    trackIoTiming, readStreamLookahead, dataChecksums, segmentBlocks, directIo, registeredBuffers,
+                    hugePages);
         }
     }
 }

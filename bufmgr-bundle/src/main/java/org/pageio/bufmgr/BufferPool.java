@@ -15,7 +15,8 @@ import org.pageio.posix.PosixException;
 
 /**
  * The shared buffer pool (PostgreSQL's bufmgr.c, buf_init.c, freelist.c): {@code shared_buffers}
- * pages of 8 KiB in one off-heap segment aligned to 4096 bytes (so O_DIRECT can read into it),
+ * pages of 8 KiB in one off-heap mapping aligned to 2 MB (so O_DIRECT can read into it, and the
+ * kernel can back it with huge pages: {@code huge_pages}, {@link #hugePages()}),
  * buffer descriptors as parallel arrays (no object per buffer on the hot path), the mapping
  * table, and the clock sweep.
  *
@@ -75,6 +76,7 @@ public final class BufferPool implements AutoCloseable {
     private final StatIo stats;
     private final int nbuffers;
     private final Arena arena;
+    private final PoolMemory memory;
     private final MemorySegment pages;
     private final MemorySegment[] pageSegments;
     final long[] states;
@@ -108,7 +110,17 @@ public final class BufferPool implements AutoCloseable {
         this.stats = stats;
         this.nbuffers = settings.sharedBuffers();
         this.arena = Arena.ofShared();
-        this.pages = arena.allocate((long) nbuffers * BLCKSZ, 4096);
+        try {
+            this.memory = PoolMemory.map((long) nbuffers * BLCKSZ, settings.hugePages(), arena);
+        } catch (PosixException e) {
+            arena.close();
+            throw new IllegalStateException("shared_buffers = " + nbuffers + " (" + PoolMemory.size((long) nbuffers * BLCKSZ)
+                    + "): " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        this.pages = memory.pages;
         this.pageSegments = new MemorySegment[nbuffers];
         this.states = new long[nbuffers];
         this.tags = new long[nbuffers];
@@ -653,6 +665,16 @@ public final class BufferPool implements AutoCloseable {
     /** Number of mapped blocks (for tests). */
     int mappedBlocks() {
         return mapping.size();
+    }
+
+    /**
+     * What {@code huge_pages} gave the pool, as PostgreSQL's {@code huge_pages_status} plus sizes and,
+     * when fewer than asked, why: {@code "on: 512 MB of 512 MB in 2 MB pages"},
+     * {@code "off: huge_pages = off"}, {@code "partial: …"} (reads {@code /proc/self/smaps} on the
+     * first call).
+     */
+    public String hugePages() {
+        return memory.status();
     }
 
     /** Frees the pool's memory. Every session must be closed. */

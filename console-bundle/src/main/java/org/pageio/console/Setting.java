@@ -52,6 +52,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
 
     static final List<Known> CATALOG = List.of(
             new Known("shared_buffers", Unit.BLOCKS, "postmaster", false),
+            new Known("huge_pages", Unit.NONE, "postmaster", false),
             new Known("effective_io_concurrency", Unit.NONE, "user", false),
             new Known("maintenance_io_concurrency", Unit.NONE, "user", false),
             new Known("io_combine_limit", Unit.BLOCKS, "user", false),

@@ -18,6 +18,7 @@ import org.ops4j.pax.exam.Option;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.itest.kit.NumberedRelation;
@@ -57,7 +58,7 @@ public class DirectBufferManagerIT extends PageioTestBase {
             var ref = context.getServiceReference(BufferManager.class);
             BufferManager b = ref == null ? null : context.getService(ref);
             return b != null && b.pool().method().name().equals("worker") && b.pool().settings().registeredBuffers()
-                    ? b : null;
+                    && b.pool().settings().hugePages() == BufMgrSettings.HugePages.TRY ? b : null;
         });
     }
 
@@ -107,6 +108,41 @@ public class DirectBufferManagerIT extends PageioTestBase {
         });
         assertNull(bufmgr.pool().aio().registeredBuffers());
         long relNumber = 300000 + ThreadLocalRandom.current().nextInt(100000);
+        int blocks = 64;
+        SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, blocks);
+        try {
+            NumberedRelation.streamAndCheck(bufmgr, rel, blocks);
+        } finally {
+            rel.unlink();
+        }
+    }
+
+    /**
+     * {@code huge_pages}: by default ({@code try}) the container's pool is in 2 MB pages
+     * where the kernel allows transparent huge pages; {@code off} through ConfigAdmin restarts it in
+     * 4 kB pages, and reads stay right.
+     */
+    @Test
+    public void hugePagesByDefaultAndOffThroughTheConfiguration() throws Exception {
+        var ref = context.getServiceReference(BufferManager.class);
+        BufferManager before = context.getService(ref);
+        Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+        boolean allowed = Files.exists(thp) && !Files.readString(thp).contains("[never]");
+        String status = before.pool().hugePages();
+        long mb = ((long) before.settings().sharedBuffers() * 8192 + (2 << 20) - 1) / (2 << 20) * 2; // whole 2 MB pages
+        assertTrue(status, allowed ? status.equals("on: " + mb + " MB of " + mb + " MB in 2 MB pages")
+                : status.startsWith("off: 0 kB of " + mb + " MB"));
+        Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("huge_pages", "off");
+        c.update(props);
+        BufferManager bufmgr = await("the buffer manager restarted with huge_pages = off", () -> {
+            var r = context.getServiceReference(BufferManager.class);
+            BufferManager b = r == null ? null : context.getService(r);
+            return b != null && b.pool().settings().hugePages() == BufMgrSettings.HugePages.OFF ? b : null;
+        });
+        assertEquals("off: huge_pages = off", bufmgr.pool().hugePages());
+        long relNumber = 400000 + ThreadLocalRandom.current().nextInt(100000);
         int blocks = 64;
         SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, blocks);
         try {

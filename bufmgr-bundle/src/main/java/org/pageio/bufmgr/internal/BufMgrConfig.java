@@ -44,6 +44,14 @@ public @interface BufMgrConfig {
             + "mapping per I/O; each session's ring pins the pool and keeps 16 bytes per 4 kB page in the kernel")
     boolean io__uring__registered__buffers() default true;
 
+    @AttributeDefinition(name = "huge_pages", description = "Back shared buffers with 2 MB pages (Linux transparent huge "
+            + "pages): try falls back to normal pages, on refuses to start without them, off never uses them",
+            options = {
+                @org.osgi.service.metatype.annotations.Option(label = "try", value = "try"),
+                @org.osgi.service.metatype.annotations.Option(label = "on", value = "on"),
+                @org.osgi.service.metatype.annotations.Option(label = "off", value = "off")})
+    String huge__pages() default "try";
+
     @AttributeDefinition(name = "read_stream_lookahead", options = {
         @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 18", value = "pg18"),
         @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 19", value = "pg19")})

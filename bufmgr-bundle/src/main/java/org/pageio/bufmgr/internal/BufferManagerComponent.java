@@ -262,6 +262,7 @@ public final class BufferManagerComponent implements BufferManager {
         b.readStreamLookahead = BufMgrSettings.Lookahead.valueOf(config.read__stream__lookahead().toUpperCase(Locale.ROOT));
         b.directIo = directIo;
         b.registeredBuffers = config.io__uring__registered__buffers();
+        b.hugePages = BufMgrSettings.HugePages.parse(config.huge__pages());
         return b.build();
     }
 

@@ -28,4 +28,15 @@ class BufMgrConfigTest {
         // a different value is a different configuration: modified() restarts the buffer manager
         assertFalse(off.equals(defaults));
     }
+
+    @Test
+    void hugePagesAreTryByDefaultFollowHugePagesAndABadValueNamesTheSetting() {
+        assertEquals(BufMgrSettings.HugePages.TRY, BufferManagerComponent.settingsOf(config(Map.of()), false).hugePages());
+        BufMgrSettings on = BufferManagerComponent.settingsOf(config(Map.of("huge__pages", "on")), false);
+        assertEquals(BufMgrSettings.HugePages.ON, on.hugePages());
+        assertFalse(on.equals(BufMgrSettings.defaults()), "a change restarts the buffer manager");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> BufferManagerComponent.settingsOf(config(Map.of("huge__pages", "yes")), false));
+        assertEquals("huge_pages = 'yes' is not valid: valid values are try, on, off", e.getMessage());
+    }
 }

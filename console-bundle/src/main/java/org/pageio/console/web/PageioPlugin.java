@@ -141,6 +141,11 @@ public final class PageioPlugin extends AbstractServlet {
         w.println("<h2>I/O method</h2>");
         w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(the buffer manager is not running)"
                 : b.pool().method().name()) + "</b></p>");
+        if (b != null) {
+            w.println("<p>shared buffers: " + b.settings().sharedBuffers() / 128 + " MB; huge pages (huge_pages = "
+                    + esc(b.settings().hugePages().value()) + "): <span id='pageio-huge-pages'>" + esc(b.pool().hugePages())
+                    + "</span></p>");
+        }
         table(w, "pageio-methods", methods.table());
 
         w.println("<h2>Settings</h2>");

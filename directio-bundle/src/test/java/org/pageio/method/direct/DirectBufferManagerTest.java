@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.pageio.api.AioContext;
 import org.pageio.bufmgr.BufMgrSettings;
@@ -111,23 +112,28 @@ class DirectBufferManagerTest {
     /**
      * The pool offers its pages for io_uring's registered buffers (on by default): single-block
      * random reads go in as {@code READ_FIXED}, with the same bytes; turned off, none do. The
-     * pool withdraws the offer when it closes.
+     * pool withdraws the offer when it closes. The same with the pool in 2 MB pages
+     * ({@code huge_pages = try}, the default) and in 4 kB pages ({@code off}).
      */
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void randomReadsGoIntoRegisteredBuffersUnlessTurnedOff(boolean registered) throws Exception {
+    @CsvSource({"true, TRY", "false, TRY", "true, OFF"})
+    void randomReadsGoIntoRegisteredBuffersUnlessTurnedOff(boolean registered, BufMgrSettings.HugePages huge)
+            throws Exception {
         DirectIoMethod m = new DirectIoMethod();
         m.start("io_uring", 4);
         RelFileLocator loc = writeThroughPageCache(7002, 3, 0);
         BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(256).maxSessions(4);
         b.directIo = true;
         b.registeredBuffers = registered;
+        b.hugePages = huge;
         BufMgrSettings settings = b.build();
         int[] order = {50, 3, 77, 12, 95, 40, 8, 63}; // no block followed by the next: one read each
         try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
                 AioContext aio = AioContext.create(m, settings.aioConfig())) {
             BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
             assertEquals(registered, aio.registeredBuffers() != null);
+            assertTrue(pool.hugePages().startsWith(huge == BufMgrSettings.HugePages.OFF ? "off: huge_pages = off"
+                    : thpAllowed() ? "on: 2 MB of 2 MB" : "off: "), pool.hugePages());
             SmgrRelation rel = smgr.open(loc);
             ReadStream.BlockCallback cb = new ReadStream.BlockCallback() {
                 int i;
@@ -153,5 +159,11 @@ class DirectBufferManagerTest {
         } finally {
             m.deactivate();
         }
+    }
+
+    /** Whether this kernel may give the pool transparent huge pages (not 'never', not absent). */
+    static boolean thpAllowed() throws java.io.IOException {
+        Path p = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+        return java.nio.file.Files.exists(p) && !java.nio.file.Files.readString(p).contains("[never]");
     }
 }
