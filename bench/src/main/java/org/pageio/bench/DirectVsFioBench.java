@@ -51,6 +51,12 @@ import org.pageio.posix.Residency;
  * reads of 16 blocks in flight; the stream's own statistics (average reads in flight, average read
  * size) are printed next to each pass.
  *
+ * <p>How many rounds: on this VM one pass's ratio to fio's pass of the same round spreads from
+ * 0.7 to 1.1, so the median of 6 rounds moves by ±0.03 from one run to the next. Each ratio line
+ * therefore also prints a 95% confidence interval of the median (a bootstrap over the rounds). A
+ * random round lasts about 5 s ({@code --size-mib 1024}: 131,072 reads per pass, each side), so
+ * issue 6's random figure is measured with {@code --workloads rand --rounds 40} (about 4 minutes).
+ *
  * <pre>
  * bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads]
  *                        [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep]
@@ -282,16 +288,17 @@ public final class DirectVsFioBench {
             double fioMedian = UringVsFioBench.stat(asUring(all), "fio", w, random, false);
             for (String who : whos(engines, raw, rawGroups, ioMaxConcurrency, paired)) {
                 double[] r = pairedRatios(all, who, "fio", w, random);
-                System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f) (target %s)%n", w,
+                System.out.printf(Locale.ROOT, "%-22s %-16s %-9s %.3f / %.3f x fio; per round %.3f (%.3f-%.3f; 95%% CI of the"
+                        + " median %.3f-%.3f) (target %s)%n", w,
                         who, random ? "IOPS" : "bandwidth", UringVsFioBench.stat(asUring(all), who, w, random, true) / fioBest,
-                        UringVsFioBench.stat(asUring(all), who, w, random, false) / fioMedian, r[0], r[1], r[2],
+                        UringVsFioBench.stat(asUring(all), who, w, random, false) / fioMedian, r[0], r[1], r[2], r[3], r[4],
                         random ? ">= 0.85" : ">= 0.90");
             }
             for (Paired v : paired) {
                 for (String e : engines) {
                     double[] q = pairedRatios(all, "direct " + e, v.who(e), w, random);
-                    System.out.printf(Locale.ROOT, "%-22s %s: direct %s / %s, same rounds: %.3f (%.3f-%.3f)%n",
-                            w, v.what(), e, v.who(e), q[0], q[1], q[2]);
+                    System.out.printf(Locale.ROOT, "%-22s %s: direct %s / %s, same rounds: %.3f (%.3f-%.3f; 95%% CI %.3f-%.3f)%n",
+                            w, v.what(), e, v.who(e), q[0], q[1], q[2], q[3], q[4]);
                 }
             }
         }
@@ -309,7 +316,8 @@ public final class DirectVsFioBench {
     }
 
     /**
-     * {median, min, max} of the per-round ratios {@code who ÷ base} (fio, or another row): the k-th
+     * {median, min, max, 95% confidence interval of the median (low, high)} of the per-round ratios
+     * {@code who ÷ base} (fio, or another row): the k-th
      * pass of {@code who} against base's k-th pass of the same workload (the same round, the same
      * freshly primed file).
      * On a VM whose virtual disk sits on the host's cache, the rounds drift together (fio's own
@@ -333,8 +341,26 @@ public final class DirectVsFioBench {
             q[i] = ours.get(i) / bases.get(i);
         }
         java.util.Arrays.sort(q);
-        double median = n % 2 == 1 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2;
-        return new double[] {median, q[0], q[n - 1]};
+        // how far the median of n rounds can be trusted: the 2.5th and 97.5th percentiles of the
+        // medians of 2,000 resamples of the rounds (a bootstrap; fixed seed, so a log reproduces)
+        java.util.Random rnd = new java.util.Random(42);
+        double[] medians = new double[2000];
+        double[] sample = new double[n];
+        for (int b = 0; b < medians.length; b++) {
+            for (int i = 0; i < n; i++) {
+                sample[i] = q[rnd.nextInt(n)];
+            }
+            java.util.Arrays.sort(sample);
+            medians[b] = median(sample);
+        }
+        java.util.Arrays.sort(medians);
+        return new double[] {median(q), q[0], q[n - 1], medians[50], medians[1949]};
+    }
+
+    /** The median of sorted values. */
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static List<String> whos(List<String> engines, boolean raw, List<Integer> rawGroups, List<Integer> iomc,

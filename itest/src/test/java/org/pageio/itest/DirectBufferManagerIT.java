@@ -55,8 +55,7 @@ public class DirectBufferManagerIT extends PageioTestBase {
             }
         }
         await("the buffer manager back on the defaults", () -> {
-            var ref = context.getServiceReference(BufferManager.class);
-            BufferManager b = ref == null ? null : context.getService(ref);
+            BufferManager b = current();
             return b != null && b.pool().method().name().equals("worker") && b.pool().settings().registeredBuffers()
                     && b.pool().settings().hugePages() == BufMgrSettings.HugePages.TRY ? b : null;
         });
@@ -64,15 +63,8 @@ public class DirectBufferManagerIT extends PageioTestBase {
 
     @Test
     public void ioMethodDirectOpensRelationFilesWithODirect() throws Exception {
-        Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("ioMethod.target", "(io.method=direct)");
-        c.update(props);
-        BufferManager bufmgr = await("the buffer manager bound to io_method=direct", () -> {
-            var ref = context.getServiceReference(BufferManager.class);
-            BufferManager b = ref == null ? null : context.getService(ref);
-            return b != null && b.pool().method().name().equals("direct") ? b : null;
-        });
+        BufferManager bufmgr = configure("the buffer manager bound to io_method=direct",
+                b -> b.pool().method().name().equals("direct"), "ioMethod.target", "(io.method=direct)");
         // The buffer manager starts on the fallback and swaps to direct live: the storage manager follows
         // the bound method (the settings keep what activation chose).
         assertTrue("the storage manager opens with O_DIRECT", bufmgr.storage().directIo());
@@ -95,26 +87,11 @@ public class DirectBufferManagerIT extends PageioTestBase {
     /** {@code io_uring_registered_buffers = false}: the restarted pool offers nothing, and reads stay right. */
     @Test
     public void registeredBuffersCanBeTurnedOffInTheConfiguration() throws Exception {
-        Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("ioMethod.target", "(io.method=direct)");
-        props.put("io_uring_registered_buffers", false);
-        c.update(props);
-        BufferManager bufmgr = await("the buffer manager bound to io_method=direct without registered buffers", () -> {
-            var ref = context.getServiceReference(BufferManager.class);
-            BufferManager b = ref == null ? null : context.getService(ref);
-            return b != null && b.pool().method().name().equals("direct") && !b.pool().settings().registeredBuffers()
-                    ? b : null;
-        });
+        BufferManager bufmgr = configure("the buffer manager bound to io_method=direct without registered buffers",
+                b -> b.pool().method().name().equals("direct") && !b.pool().settings().registeredBuffers(),
+                "ioMethod.target", "(io.method=direct)", "io_uring_registered_buffers", false);
         assertNull(bufmgr.pool().aio().registeredBuffers());
-        long relNumber = 300000 + ThreadLocalRandom.current().nextInt(100000);
-        int blocks = 64;
-        SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, blocks);
-        try {
-            NumberedRelation.streamAndCheck(bufmgr, rel, blocks);
-        } finally {
-            rel.unlink();
-        }
+        NumberedRelation.roundTrip(bufmgr, 300000, 64);
     }
 
     /**
@@ -124,32 +101,40 @@ public class DirectBufferManagerIT extends PageioTestBase {
      */
     @Test
     public void hugePagesByDefaultAndOffThroughTheConfiguration() throws Exception {
-        var ref = context.getServiceReference(BufferManager.class);
-        BufferManager before = context.getService(ref);
+        BufferManager before = current();
         Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
         boolean allowed = Files.exists(thp) && !Files.readString(thp).contains("[never]");
         String status = before.pool().hugePages();
         long mb = ((long) before.settings().sharedBuffers() * 8192 + (2 << 20) - 1) / (2 << 20) * 2; // whole 2 MB pages
         assertTrue(status, allowed ? status.equals("on: " + mb + " MB of " + mb + " MB in 2 MB pages")
                 : status.startsWith("off: 0 kB of " + mb + " MB"));
+        BufferManager bufmgr = configure("the buffer manager restarted with huge_pages = off",
+                b -> b.pool().settings().hugePages() == BufMgrSettings.HugePages.OFF, "huge_pages", "off");
+        assertEquals("off: huge_pages = off", bufmgr.pool().hugePages());
+        NumberedRelation.roundTrip(bufmgr, 400000, 64);
+    }
+
+    /**
+     * Stores {@code keysAndValues} as the buffer manager's configuration and waits until the
+     * buffer manager service satisfies {@code ready} (SCR restarts it for most settings).
+     */
+    private BufferManager configure(String what, java.util.function.Predicate<BufferManager> ready, Object... keysAndValues)
+            throws Exception {
         Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
         Dictionary<String, Object> props = new Hashtable<>();
-        props.put("huge_pages", "off");
-        c.update(props);
-        BufferManager bufmgr = await("the buffer manager restarted with huge_pages = off", () -> {
-            var r = context.getServiceReference(BufferManager.class);
-            BufferManager b = r == null ? null : context.getService(r);
-            return b != null && b.pool().settings().hugePages() == BufMgrSettings.HugePages.OFF ? b : null;
-        });
-        assertEquals("off: huge_pages = off", bufmgr.pool().hugePages());
-        long relNumber = 400000 + ThreadLocalRandom.current().nextInt(100000);
-        int blocks = 64;
-        SmgrRelation rel = NumberedRelation.create(bufmgr, relNumber, blocks);
-        try {
-            NumberedRelation.streamAndCheck(bufmgr, rel, blocks);
-        } finally {
-            rel.unlink();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            props.put((String) keysAndValues[i], keysAndValues[i + 1]);
         }
+        c.update(props);
+        return await(what, () -> {
+            BufferManager b = current();
+            return b != null && ready.test(b) ? b : null;
+        });
+    }
+
+    private BufferManager current() {
+        var ref = context.getServiceReference(BufferManager.class);
+        return ref == null ? null : context.getService(ref);
     }
 
     private static <T> T await(String what, java.util.function.Supplier<T> probe) throws InterruptedException {

@@ -54,4 +54,17 @@ public final class NumberedRelation {
             assertEquals(-1, stream.next());
         }
     }
+
+    /**
+     * Creates a relation of {@code blocks} numbered pages under a random number in
+     * {@code [firstNumber, firstNumber + 100000)}, streams and checks it, and unlinks it.
+     */
+    public static void roundTrip(BufferManager bufmgr, long firstNumber, int blocks) throws IOException {
+        SmgrRelation rel = create(bufmgr, firstNumber + java.util.concurrent.ThreadLocalRandom.current().nextInt(100000), blocks);
+        try {
+            streamAndCheck(bufmgr, rel, blocks);
+        } finally {
+            rel.unlink();
+        }
+    }
 }
