@@ -142,6 +142,11 @@ public class WebConsolePluginIT {
             wait.until(d -> !d.findElements(By.id("pageio-method")).isEmpty());
             assertTrue(browser.getTitle(), browser.getTitle().contains("pageio I/O"));
             assertEquals("worker", browser.findElement(By.id("pageio-method")).getText());
+            // huge_pages_status: the default (try) gives the pool 2 MB pages where the kernel allows them
+            String huge = browser.findElement(By.id("pageio-huge-pages")).getText();
+            java.nio.file.Path thp = java.nio.file.Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+            boolean thpAllowed = java.nio.file.Files.exists(thp) && !java.nio.file.Files.readString(thp).contains("[never]");
+            assertTrue(huge, thpAllowed ? huge.matches("on: (\\d+) MB of \\1 MB in 2 MB pages") : huge.startsWith("off: "));
             String methods = browser.findElement(By.id("pageio-methods")).getText();
             assertTrue(methods, methods.contains("io_uring") && methods.contains("sync") && methods.contains("worker"));
             assertTrue(browser.findElement(By.id("pageio-stat-io")).getText().contains("bytes_per_read"));
