@@ -241,19 +241,13 @@ public final class DirectVsFioBench {
                             all.add(print(fio(file, blocks, random, seconds)));
                         }
                         for (String engine : engines) {
-                            // the pair alternates too: a pass may leave the host's cache warmer for the next
-                            if (round % 2 == 0) {
-                                for (Paired v : paired) {
-                                    all.add(print(renamed(ours(dir, v.settings(), file, blocks, random, seconds, engine),
-                                            v.who(engine))));
-                                }
-                            }
-                            all.add(print(ours(dir, direct, file, blocks, random, seconds, engine)));
-                            if (round % 2 == 1) {
-                                for (Paired v : paired) {
-                                    all.add(print(renamed(ours(dir, v.settings(), file, blocks, random, seconds, engine),
-                                            v.who(engine))));
-                                }
+                            // the stream (null) first in odd rounds, after its paired variants in even
+                            // ones: a pass may leave the host's cache warmer for the next
+                            List<Paired> passes = new ArrayList<>(paired);
+                            passes.add(round % 2 == 1 ? 0 : passes.size(), null);
+                            for (Paired v : passes) {
+                                Result r = ours(dir, v == null ? direct : v.settings(), file, blocks, random, seconds, engine);
+                                all.add(print(v == null ? r : renamed(r, v.who(engine))));
                             }
                             for (int k = 1; k < directs.size(); k++) { // the same stream with fewer I/O handles
                                 all.add(print(renamed(ours(dir, directs.get(k), file, blocks, random, seconds, engine),
@@ -334,7 +328,7 @@ public final class DirectVsFioBench {
         }
         int n = Math.min(ours.size(), bases.size());
         if (n == 0) {
-            return new double[] {Double.NaN, Double.NaN, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN};
         }
         double[] q = new double[n];
         for (int i = 0; i < n; i++) {

@@ -29,6 +29,9 @@ class DirectVsFioBenchTest {
         assertEquals(0.9, r[0], 1e-9, "median of the per-round ratios, not a ratio of medians (0.5)");
         assertEquals(0.5, r[1], 1e-9);
         assertEquals(1.0, r[2], 1e-9);
+        double[] none = DirectVsFioBench.pairedRatios(all, "direct threads", "fio", W, true);
+        assertEquals(5, none.length, "a row without passes still has every field the ratio lines print");
+        assertTrue(Double.isNaN(none[0]) && Double.isNaN(none[4]));
     }
 
     @Test

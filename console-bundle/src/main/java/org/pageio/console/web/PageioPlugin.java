@@ -142,7 +142,7 @@ public final class PageioPlugin extends AbstractServlet {
         w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(the buffer manager is not running)"
                 : b.pool().method().name()) + "</b></p>");
         if (b != null) {
-            w.println("<p>shared buffers: " + b.settings().sharedBuffers() / 128 + " MB; huge pages (huge_pages = "
+            w.println("<p>shared_buffers = " + b.settings().sharedBuffers() + " × 8kB; huge pages (huge_pages = "
                     + esc(b.settings().hugePages().value()) + "): <span id='pageio-huge-pages'>" + esc(b.pool().hugePages())
                     + "</span></p>");
         }
