@@ -169,7 +169,11 @@ class DrillTest {
         assertTrue(text.contains("FileChannel (baseline)"), text);
         assertTrue(text.contains("fio seq direct (baseline)"), text);
         assertTrue(text.contains("What it says:"), text);
-        assertTrue(text.contains("reaches") && text.contains("of fio"), text);
+        assertTrue(text.contains("reaches") && text.contains("of fio's best sequential read on this disk"), text);
+        assertFalse(text.toLowerCase(java.util.Locale.ROOT).contains("target"), "the reading grades against the device, not targets: " + text);
+        // only sync runs here: it is the fastest method on all four cold cases, and the reading says to choose it
+        assertTrue(text.contains("For this storage, choose io_method=sync: it was the fastest method on 4 of the 4 cold cases"), text);
+        assertEquals(report.choice(), report.reading().stream().filter(l -> l.startsWith("For this storage")).findFirst().orElse(null));
         assertTrue(text.contains("Against fio at the same depth") && text.contains("eic=1: sync") && text.contains("eic=16: sync"), text);
         assertTrue(text.contains("emptied between runs"), text);
         assertTrue(text.contains("Where the time goes, cold count(*) at effective_io_concurrency=16") && text.contains("µs CPU"), text);
