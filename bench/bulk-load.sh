@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11: loading the drill table t with the table Loader through the bulk sink (asynchronous writes
+# Loading the drill table t with the table Loader through the bulk sink (asynchronous writes
 # through io_method sync, worker, io_uring, direct), the O_DIRECT and buffered sinks, next to fio's
 # sequential write bandwidth (buffered and direct=1), as ratios in one run (BulkLoadBench's javadoc).
 # Usage: bench/bulk-load.sh [--rows 8000000] [--rounds 3] [--cases sync,worker,io_uring,direct,odirect,buffered,fio,fio-direct]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# io_method=direct through the buffer manager against fio --direct=1 on the same cold relation file, in one run (issue 6).
+# io_method=direct through the buffer manager against fio --direct=1 on the same cold relation file, in one run.
 # Usage: bench/direct-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 3] [--engines io_uring,threads] [--workloads seq|rand|both] [--raw] [--raw-groups 2,3] [--warmups 2] [--sample-inflight] [--keep] [--checksums on|off] [--io-max-concurrency 128,64] [--registered-buffers on|off|both] [--huge-pages try|on|off|both]
 # Needs fio (apt-get install -y fio) and bench/target/benchmarks.jar (./pageio bench -l builds it).
 # Leaves nothing behind: the relation is deleted at the end unless --keep.

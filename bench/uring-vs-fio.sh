@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# io_method=io_uring against fio's io_uring engine on a cold 1 GiB file, in one run (issue 5).
+# io_method=io_uring against fio's io_uring engine on a cold 1 GiB file, in one run.
 # Usage: bench/uring-vs-fio.sh [--dir DIR] [--size-mib 1024] [--seconds 10] [--rounds 2] [--policies NEVER,PG18,PG19,LARGE] [--unbatched] [--workloads seq|rand|both] [--keep]
 # Needs fio (apt-get install -y fio) and bench/target/benchmarks.jar (./pageio bench -l builds it).
 # Leaves nothing behind: the file is deleted at the end unless --keep.

@@ -33,7 +33,7 @@ import org.pageio.method.sync.SyncIoMethod;
 
 /**
  * The all-cached read path: one block through a read stream ({@code next()}) and back
- * ({@code releaseBuffer}) when every block is in shared buffers. Issue 3's target: at most
+ * ({@code releaseBuffer}) when every block is in shared buffers. The figure to watch: at most
  * 100 ns per block, nothing allocated per block ({@code -prof gc}: gc.alloc.rate.norm ≈ 0).
  *
  * <pre>./pageio bench CachedStreamBench -prof gc</pre>

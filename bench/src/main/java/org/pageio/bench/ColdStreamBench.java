@@ -40,7 +40,7 @@ import org.pageio.posix.Residency;
  * relation larger than shared buffers: every iteration evicts the relation from the OS page
  * cache (fdatasync, posix_fadvise DONTNEED, then mincore must say 0% resident) and starts with
  * empty shared buffers. Prints stat_io's reads, read_bytes and bytes per read after each
- * iteration: issue 3's figure is bytes per read within 10% of io_combine_limit (131072).
+ * iteration: the figure to watch is bytes per read within 10% of io_combine_limit (131072).
  *
  * <pre>./pageio bench ColdStreamBench</pre>
  */

@@ -35,7 +35,7 @@ import org.pageio.posix.Posix;
 /**
  * The cost of the AIO core on the read path: 8 KiB reads of a page-cache-resident file through
  * acquire → stage → (sync) execute → complete → reclaim, against plain FFM preadv of the same
- * blocks into the same buffer, in the same run. Issue 2's target: the AIO path reaches at least
+ * blocks into the same buffer, in the same run. The figure to watch: the AIO path reaches at least
  * 0.9 of the raw rate and allocates nothing per I/O ({@code -prof gc}: gc.alloc.rate.norm ≈ 0).
  *
  * <pre>./pageio bench ReadPathBench -prof gc</pre>

@@ -45,7 +45,7 @@ import org.pageio.posix.Residency;
 import org.pageio.table.HeapPage;
 
 /**
- * Issue 4's benchmark as the issue means it: a {@code count(*)}-style sequential scan through the
+ * The worker benchmark on a real scan: a {@code count(*)}-style sequential scan through the
  * buffer manager, {@code io_method=sync} against {@code io_method=worker}, interleaved in one run.
  *
  * <ul>

@@ -39,7 +39,7 @@ import org.pageio.posix.Posix;
 import org.pageio.posix.Residency;
 
 /**
- * Issue 4's benchmark: a sequential read stream over a {@code fileMiB} file through the method SPI
+ * The worker benchmark on the method SPI: a sequential read stream over a {@code fileMiB} file through the method SPI
  * directly (the buffer manager's read streams are not used), {@code depth} handles in flight,
  * each a 128 KiB combined read of 16 iovecs of 8 KiB, {@code io_method=sync} against
  * {@code io_method=worker} (io_min_workers = 2, io_max_workers = {@code maxWorkers}, PostgreSQL's

@@ -65,7 +65,7 @@ public final class BufferPool implements AutoCloseable {
     static final long TAG_VALID = 1L << 24;
     static final long IO_IN_PROGRESS = 1L << 25;
     static final long IO_ERROR = 1L << 26;
-    /** Content lock for modification (issue 11); see {@link BufferWriter} for the write rules. */
+    /** Content lock for modification; see {@link BufferWriter} for the write rules. */
     static final long LOCKED = 1L << 27;
 
     static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);

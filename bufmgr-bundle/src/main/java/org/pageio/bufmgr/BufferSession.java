@@ -125,7 +125,7 @@ public final class BufferSession implements AutoCloseable {
         pool.markDirty(buf);
     }
 
-    // ------------------------------------------------------------------ modifying pages (issue 11)
+    // ------------------------------------------------------------------ modifying pages
 
     /**
      * Takes the content lock of a buffer this session pins, to change its page (PostgreSQL's

@@ -12,7 +12,7 @@ import org.pageio.bufmgr.stats.StatIo.IoObject;
 import org.pageio.posix.PosixException;
 
 /**
- * Asynchronous write-back of dirty buffers through the session's I/O handles (issue 11): one
+ * Asynchronous write-back of dirty buffers through the session's I/O handles: one
  * {@code writev} per run of adjacent dirty blocks, up to {@code io_combine_limit} and never across
  * a segment boundary, completed by {@link SharedBufferWritev} in whichever thread completes it.
  * Used by eviction, the checkpointer and the background writer. One per {@link BufferSession};

@@ -22,9 +22,8 @@ import org.pageio.posix.PosixException;
  * shared memory with {@code MAP_HUGETLB} (pages reserved by the administrator); a pool here is
  * process-private, so Linux's transparent huge pages serve without a reservation.
  *
- * <p>Measured on issue 6's random direct reads: 1.011 and 1.038 × the same stream in 4 kB pages,
- * paired in 40 rounds each (directio-bundle README, "Session 9") — small, but the setting is
- * PostgreSQL's and fewer page-table entries cost nothing.
+ * <p>On random direct reads the gain measured against the same stream in 4 kB pages is small
+ * (docs/performance.md), but the setting is PostgreSQL's and fewer page-table entries cost nothing.
  *
  * <p>The advised part is bounded on both sides by a page that is not advised, so its mapping never
  * merges with a neighbour's and {@code /proc/self/smaps} gives its own {@code AnonHugePages}.

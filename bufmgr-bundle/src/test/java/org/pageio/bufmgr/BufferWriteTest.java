@@ -35,7 +35,7 @@ import org.pageio.posix.CallState;
 import org.pageio.posix.Errno;
 
 /**
- * Writes (issue 11): modifying pages under the content lock, asynchronous combined write-back,
+ * Writes: modifying pages under the content lock, asynchronous combined write-back,
  * checkpoints (file order, fsync, failure), eviction of dirty victims, write errors kept and
  * retried, relation extension, the background writer. Every check reads the files back.
  */

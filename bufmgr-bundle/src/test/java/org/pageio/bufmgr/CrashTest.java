@@ -24,7 +24,7 @@ import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.sync.SyncIoMethod;
 
 /**
- * Issue 11's crash test: a child JVM ({@link CrashChild}) loads and modifies a relation, runs a
+ * The crash test: a child JVM ({@link CrashChild}) loads and modifies a relation, runs a
  * checkpoint, reports success, keeps writing, and is killed with SIGKILL in the middle of its
  * writes. Afterwards a new buffer pool finds every page of the cold half exactly as the
  * checkpoint left it (checksum and content), and no page anywhere that passes its checksum with

@@ -18,7 +18,7 @@ import org.pageio.bufmgr.stream.StreamStats;
 import org.pageio.posix.CallState;
 
 /**
- * A cold sequential scan over direct I/O (issue 6): no kernel read-ahead stands behind the stream,
+ * A cold sequential scan over direct I/O: no kernel read-ahead stands behind the stream,
  * so its own look-ahead must reach {@code effective_io_concurrency} reads in flight within the first
  * few reads, whatever the device's speed, and once deep it refills in groups of at least three reads
  * (io_uring plugs the block layer, which merges adjacent reads, only for submissions of three or

@@ -33,7 +33,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 
 /**
  * {@code pageio:drill}: the first article's cold-scan drill over every registered, available
- * {@link IoMethod} (issue 9). The drill runs its own buffer pools (one per method per round) over
+ * {@link IoMethod}. The drill runs its own buffer pools (one per method per round) over
  * its own directory {@code <data>/drill}, so it never touches the container's buffer manager or
  * catalog. Progress goes to stderr (a live line when {@value #TTY_PROPERTY} is true, which
  * {@code ./pageio drill} sets when stderr is a terminal; plain lines otherwise); the result table

@@ -21,7 +21,7 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.itest.kit.NumberedRelation;
 
 /**
- * Issue 11 in Felix: pages modified through the buffer manager service reach the files, with
+ * Writes in Felix: pages modified through the buffer manager service reach the files, with
  * their checksums, when {@code pageio:checkpoint} says so; stat_io shows the checkpointer's writes
  * and fsyncs.
  */

@@ -25,7 +25,7 @@ import org.pageio.itest.kit.NumberedRelation;
 import org.pageio.posix.OpenFlags;
 
 /**
- * Issue 6: with {@code io_method=direct} the buffer manager service opens relation files with
+ * With {@code io_method=direct} the buffer manager service opens relation files with
  * O_DIRECT (the method says it bypasses the page cache) and streams real pages through them.
  */
 public class DirectBufferManagerIT extends PageioTestBase {

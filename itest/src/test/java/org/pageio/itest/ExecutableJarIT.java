@@ -70,7 +70,7 @@ public class ExecutableJarIT {
     }
 
     /**
-     * Issue 9's acceptance: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a
+     * The small drill: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a
      * minute, with every case (cold count(*) at three eic, OS-warm, bitmap heap scan, index scan),
      * the Java and fio baselines, and its three files.
      */

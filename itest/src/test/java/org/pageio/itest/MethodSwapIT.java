@@ -43,7 +43,7 @@ import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.itest.kit.NumberedRelation;
 
 /**
- * Hot swap of the I/O method (issue 8): several sessions scan real relations (sequential streams
+ * Hot swap of the I/O method: several sessions scan real relations (sequential streams
  * and random single-block reads, every page's number checked) while {@code io_method} is changed
  * through ConfigAdmin sync → worker → io_uring → direct and round again; the direct bundle is
  * installed only during the run. No read is lost or fails, no byte is wrong, the pool (and pages

@@ -27,7 +27,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.pageio.bufmgr.BufferManager;
 
 /**
- * Issue 8: the settings file {@code <data>/conf/org.pageio.settings.cfg}, watched by Apache Felix
+ * The settings file {@code <data>/conf/org.pageio.settings.cfg}, watched by Apache Felix
  * FileInstall as in the app. A valid line is applied (source {@code configuration file}); an invalid
  * one (out of range, wrong unit, unknown method, unknown name) is refused with a message naming the
  * setting and what is valid, and the old value stays in force in the running buffer manager (no

@@ -26,7 +26,7 @@ import org.pageio.itest.kit.NumberedRelation;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 
 /**
- * Issue 8: {@code pageio:set} changes a setting through ConfigAdmin (the buffer manager restarts),
+ * {@code pageio:set} changes a setting through ConfigAdmin (the buffer manager restarts),
  * {@code pageio:settings} shows it with source {@code console}, an out-of-range value is refused
  * naming the setting and its range while the old value stays, and {@code pageio:stat_io} counts a read.
  */

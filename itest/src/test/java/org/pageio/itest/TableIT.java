@@ -19,7 +19,7 @@ import org.pageio.table.TableService;
 import org.pageio.table.TableShape;
 
 /**
- * Issue 7: the table commands inside the container, on a small {@code prefetch_test}: load,
+ * The table commands inside the container, on a small {@code prefetch_test}: load,
  * index, every scan against the generator's own answer, EXPLAIN with and without ANALYZE, the
  * checksum scan naming a flipped block, the catalog listing and drop.
  */

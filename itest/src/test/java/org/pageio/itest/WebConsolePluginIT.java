@@ -35,7 +35,7 @@ import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Issue 8 on the exported container {@code app/target/pageio.jar}: a value set with
+ * On the exported container {@code app/target/pageio.jar}: a value set with
  * {@code pageio:set} survives a restart (it is saved in the settings file), and the Web Console's
  * {@code pageio} page in a real browser — Debian's chromium driven by Selenium through
  * {@code /usr/bin/chromedriver}: it logs in with the generated password, sees the method in use,

@@ -73,7 +73,7 @@ public final class Drill {
     /**
      * {@code val BETWEEN 20000 AND 20172}: 173 of 50,001 values, 0.35% of the rows. With 47 rows a
      * page that touches 1 - (1 - 0.00346)^47 = 15% of the heap blocks, spread over the whole table
-     * (issue 9 asks for ~0.5% of the rows and ~15% of the blocks; those two go together at 33 rows
+     * (the third article's query reads ~0.5% of the rows and ~15% of the blocks; those two go together at 33 rows
      * a page, so the drill keeps the block fraction, which is what the I/O sees).
      */
     public static final long KEY_LO = 20_000;

@@ -117,7 +117,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
         return java.util.Arrays.stream(text.split(",")).map(String::trim).filter(x -> !x.isEmpty()).distinct().toList();
     }
 
-    /** The defaults of issue 9, in {@code dataDir}. */
+    /** The drill's defaults, in {@code dataDir}. */
     public static DrillOptions defaults(Path dataDir, Path resultsDir) {
         return new DrillOptions(DEFAULT_ROWS, DEFAULT_ROUNDS, List.of(), DEFAULT_EIC, DEFAULT_SHARED_BUFFERS, dataDir, resultsDir,
                 StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, ALL_CASES, true);

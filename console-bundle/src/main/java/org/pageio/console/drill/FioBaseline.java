@@ -12,7 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * fio as a baseline on the drill's own segment files (issue 9): sequential 128 KiB reads,
+ * fio as a baseline on the drill's own segment files: sequential 128 KiB reads,
  * buffered and direct, at the depth of the case's {@code effective_io_concurrency} (so each eic case
  * has its own fio figure), and random 8 KiB reads at depth 64, direct, all with fio's
  * {@code io_uring} engine and {@code --readonly}. The time is fio's own {@code read.runtime}

@@ -186,7 +186,7 @@ class UringIoMethodTest {
     }
 
     /**
-     * The ring's counters that say how a submitter uses it (issue 6's measurements): the reads the
+     * The ring's counters that say how a submitter uses it (what the direct-vs-fio bench prints): the reads the
      * kernel still had in flight before each submission, the blocking waits and the polls. A read
      * of an empty FIFO stays in flight in the kernel until a writer comes, which makes the counts
      * exact.
