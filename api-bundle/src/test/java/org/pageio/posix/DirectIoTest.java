@@ -27,7 +27,7 @@ class DirectIoTest {
         } finally {
             Posix.close(fd, p);
         }
-        assertEquals("ext4 (0xef53)", DirectIo.fileSystemType(p), "this machine's /tmp is ext4 (toolchain.md)");
+        assertEquals("ext4 (0xef53)", DirectIo.fileSystemType(p), "this machine kind's /tmp is ext4");
     }
 
     @Test

@@ -30,7 +30,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
         long segmentBlocks, boolean directIo, boolean registeredBuffers, HugePages hugePages) {
 
-    /** Which read-stream look-ahead algorithm to use (pg-aio-design.md §11.3 and §11.4). */
+    /** Which read-stream look-ahead algorithm to use (docs/postgresql.md, "Read streams"). */
     public enum Lookahead {
         /** One distance: doubles after a read that needed I/O, decays by one on a hit. */
         PG18,

@@ -2,7 +2,7 @@ package org.pageio.uring;
 
 /**
  * The io_uring kernel ABI this package uses: system call numbers, struct offsets and flag values
- * ({@code include/uapi/linux/io_uring.h}; see {@code shared/design/pg-aio-design.md} §8).
+ * ({@code include/uapi/linux/io_uring.h}).
  * Package-private constants; thread-safe.
  */
 final class Abi {
