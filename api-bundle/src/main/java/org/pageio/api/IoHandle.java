@@ -579,10 +579,11 @@ public final class IoHandle {
      * How long a waiter that finds the I/O done but its shared completion callbacks still running
      * in another thread (COMPLETED_IO) polls before it sleeps: those callbacks are bounded work
      * (verifying at most {@code io_combine_limit} pages), a few µs, while a sleep and its wake-up
-     * cost ≈ 20 µs of CPU on a VM and put a monitor's notify on the completer's path.
-     * {@code -Dpageio.aio.callbackSpinMicros} (0: sleep at once).
+     * cost ≈ 20 µs of CPU on a VM and put a monitor's notify on the completer's path. 20 µs: long
+     * enough to cover the callbacks of one combined read, short enough that a waiter behind a
+     * descheduled completer soon gives its CPU back.
      */
-    static final long CALLBACK_SPIN_NANOS = Long.getLong("pageio.aio.callbackSpinMicros", 20) * 1000L;
+    static final long CALLBACK_SPIN_NANOS = 20_000L;
 
     /**
      * Polls for at most {@link #CALLBACK_SPIN_NANOS} while the handle is COMPLETED_IO for
