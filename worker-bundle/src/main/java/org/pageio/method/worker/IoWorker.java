@@ -116,15 +116,13 @@ final class IoWorker implements Runnable {
             int wake = -1;
             int depth = 0;
             boolean maybeGrow = false;
-            long dequeueTime = p.pgWakeRule && p.cpuCap == 0 ? 0 : System.nanoTime();
+            long dequeueTime = System.nanoTime();
             p.lockQueue();
             try {
                 p.arrivedLocked(bit);
                 if (executed) { // the previous I/O ended just before this turn began
                     executed = false;
-                    if (dequeueTime != 0) {
-                        ioNanosAvg += (dequeueTime - busySince - ioNanosAvg) / 8;
-                    }
+                    ioNanosAvg += (dequeueTime - busySince - ioNanosAvg) / 8;
                 }
                 h = p.dequeueLocked();
                 if (h == null) {
@@ -143,13 +141,15 @@ final class IoWorker implements Runnable {
                     currentGeneration = h.generation();
                     p.clearIdleLocked(bit);
                     // Wake a higher peer only if this worker is not itself woken for nothing.
+                    depth = p.depthLocked();
                     if (histWakeups <= histIos) {
-                        depth = p.depthLocked();
                         if (p.wakeNeededLocked(depth, dequeueTime)) {
                             wake = p.chooseIdleLocked(id);
                         }
                         // PostgreSQL's grow condition: more queued and no idle worker above this one
                         maybeGrow = depth > 0 && wake < 0 && !p.idleAboveLocked(id);
+                    } else if (depth > 0) {
+                        p.holdWakeLocked(dequeueTime); // nobody woken for the rest: the supervisor watches
                     }
                 } else {
                     p.setIdleLocked(bit);
@@ -168,8 +168,8 @@ final class IoWorker implements Runnable {
                 p.wake(wake);
             } else if (maybeGrow && depth > p.nworkers()) {
                 p.requestGrow(); // a backlog deeper than the pool, and no idle peer above: grow
-            } else if (depth > 0 && p.cpuCap > 0) {
-                p.capHeldBack(dequeueTime); // if the CPU cap held a peer back, the supervisor watches
+            } else if (depth > 0) {
+                p.watchHeldWake(dequeueTime); // if a peer's wake-up was held back, the supervisor watches
             }
 
             if (h != null) {

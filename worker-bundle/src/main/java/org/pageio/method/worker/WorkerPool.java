@@ -222,27 +222,29 @@ final class WorkerPool {
     static final int DEFAULT_CPU_CAP = Integer.getInteger("pageio.worker.cpuCap",
             Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
     /**
-     * {@link System#nanoTime} of the last wake-up the CPU cap held back, 0 if none yet. Volatile:
-     * written under the queue lock, read by the supervisor to decide whether to watch.
+     * {@link System#nanoTime} of the last time handles were left queued with nobody woken for them
+     * (the CPU cap or the wake-up rule counted awake workers as taking them soon, a polling worker
+     * took the batch's wake-up, or a worker's wake-up ratio kept it from waking a peer); 0 if never.
+     * Volatile: written under the queue lock, read by the supervisor to decide whether to watch.
      */
-    private volatile long capHeldAt;
+    private volatile long wakeHeldAt;
     /**
-     * Whether the supervisor sleeps for longer than {@link #CAP_CHECK_NANOS} (parked until a grow
-     * signal or a launch time). Volatile, against {@link #capHeldAt}: the supervisor stores it,
-     * then reads {@code capHeldAt}; a holder stores {@code capHeldAt}, then reads it (Dekker; both
+     * Whether the supervisor sleeps for longer than {@link #HELD_CHECK_NANOS} (parked until a grow
+     * signal or a launch time). Volatile, against {@link #wakeHeldAt}: the supervisor stores it,
+     * then reads {@code wakeHeldAt}; a holder stores {@code wakeHeldAt}, then reads it (Dekker; both
      * sequentially consistent), so a held-back wake-up is never left unwatched.
      */
     @SuppressWarnings("unused")
     private volatile boolean supervisorAsleep;
     /** How often the supervisor checks a queue the CPU cap left to awake workers: the cap's worst delay. */
-    static final long CAP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    static final long HELD_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /**
      * How long a worker counted by the cap must be inside one I/O before the supervisor's check
      * calls it stalled (longer than {@link #busyNanos}: a preempted copy is not a stall).
      */
-    static final long CAP_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How long after the last held-back wake-up the supervisor keeps checking. */
-    static final long CAP_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long HELD_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Whether a waiting issuer executes its newest queued handle ({@link #helpNewest}). */
     volatile boolean issuerHelps = Boolean.parseBoolean(System.getProperty("pageio.worker.issuerHelps", "true"));
     /**
@@ -321,7 +323,7 @@ final class WorkerPool {
      * executes itself with its session's errno area. Never throws for an I/O error. Allocates nothing.
      */
     void submit(IoHandle[] handles, int count) {
-        long now = pgWakeRule && cpuCap == 0 ? 0 : System.nanoTime();
+        long now = System.nanoTime();
         int queued = 0;
         int worker = -1;
         if ((boolean) QUEUE_LOCK.compareAndSet(this, 0, 1)) {
@@ -332,8 +334,14 @@ final class WorkerPool {
                     }
                     // A worker polling the queue will see this batch: wake nobody. It gives up
                     // polling before it re-checks the queue under this lock, so nothing is lost.
-                    worker = (int) SPINNER.getVolatile(this) >= 0 || !wakeNeededLocked(depthLocked(), now) ? -1
-                            : chooseIdleLocked(-1);
+                    int depth = depthLocked();
+                    if ((int) SPINNER.getVolatile(this) >= 0) {
+                        if (depth > 1) {
+                            holdWakeLocked(now); // the poller takes one; the rest waits for its chain
+                        }
+                    } else if (wakeNeededLocked(depth, now)) {
+                        worker = chooseIdleLocked(-1);
+                    }
                 }
             } finally {
                 unlockQueue();
@@ -342,8 +350,8 @@ final class WorkerPool {
             if (worker >= 0) {
                 countHandOff(HO_SUBMIT_WAKES);
                 wake(worker);
-            } else if (cpuCap > 0) {
-                capHeldBack(now);
+            } else {
+                watchHeldWake(now);
             }
             if (queued < count && accepting()) {
                 INLINE_FULL.getAndAdd(this, (long) (count - queued));
@@ -627,48 +635,58 @@ final class WorkerPool {
             return true;
         }
         int soon = awakeSoonLocked(now);
-        if (cap != 0 && soon >= cap) {
-            if (capHeldAt != now) {
-                capHeldAt = now; // volatile: the supervisor watches the workers from now on
-            }
+        if ((cap != 0 && soon >= cap) || (!pgWakeRule && depth <= soon)) {
+            holdWakeLocked(now);
             return false;
         }
-        return pgWakeRule || depth > soon;
+        return true;
     }
 
     /**
-     * After {@link #wakeNeededLocked}{@code (depth, now)} chose nobody (caller outside the queue
-     * lock): if that was the CPU cap holding a wake-up back ({@code capHeldAt == now}) and the
-     * supervisor sleeps for longer than {@link #CAP_CHECK_NANOS}, wakes it so that it watches the
-     * queue. Two volatile loads when it is awake already.
+     * Handles stay queued and nobody is woken for them now: the supervisor watches the queue from
+     * {@code now} on ({@link #checkHeldWakes}), so that a worker counted on to take them and then
+     * stuck in a long system call does not leave them there. The caller calls
+     * {@link #watchHeldWake}{@code (now)} after it released the queue lock. Queue lock held.
      */
-    void capHeldBack(long now) {
-        if (capHeldAt == now && supervisorAsleep && SUPERVISOR_ASLEEP.compareAndSet(this, true, false)) {
+    void holdWakeLocked(long now) {
+        if (wakeHeldAt != now) {
+            wakeHeldAt = now; // volatile: the supervisor watches the workers from now on
+        }
+    }
+
+    /**
+     * After {@link #holdWakeLocked}{@code (now)} (caller outside the queue lock): if that hold is
+     * still the latest ({@code wakeHeldAt == now}) and the supervisor sleeps for longer than
+     * {@link #HELD_CHECK_NANOS}, wakes it so that it watches the queue. Two volatile loads when it
+     * is awake already.
+     */
+    void watchHeldWake(long now) {
+        if (wakeHeldAt == now && supervisorAsleep && SUPERVISOR_ASLEEP.compareAndSet(this, true, false)) {
             LockSupport.unpark(supervisor);
         }
     }
 
     /**
-     * The supervisor's CPU-cap check, every {@link #CAP_CHECK_NANOS} while wake-ups were held
-     * back in the last {@link #CAP_LINGER_NANOS}: if handles are queued, nobody is on the way and
-     * the awake workers no longer count as taking one soon (one got stuck in a long system call
-     * after it was counted), wakes the lowest idle worker — PostgreSQL's wake-up, late by at most
-     * one check. While handles stay queued behind workers counted as coming, the watch is renewed.
-     * Supervisor thread.
+     * The supervisor's check of held wake-ups, every {@link #HELD_CHECK_NANOS} while wake-ups were
+     * held back in the last {@link #HELD_LINGER_NANOS}: if handles are queued, nobody is on the way
+     * and fewer awake workers than the CPU cap (at least one) still count as taking one soon (the
+     * others got stuck in a long system call or callback after they were counted), wakes the lowest
+     * idle worker — PostgreSQL's wake-up, late by at most one check. While handles stay queued
+     * behind workers counted as coming, the watch is renewed. Supervisor thread.
      */
-    private void checkCapHeld(long now) {
+    private void checkHeldWakes(long now) {
         int kick = -1;
         lockQueue();
         try {
             if (accepting && depthLocked() > 0) {
-                if (woken == 0 && awakeSoonLocked(now, Math.max(busyNanos, CAP_STALL_NANOS)) < cpuCap) {
+                if (woken == 0 && awakeSoonLocked(now, Math.max(busyNanos, STALL_NANOS)) < Math.max(1, cpuCap)) {
                     kick = chooseIdleLocked(-1);
                 } else {
                     // Still queued behind workers counted as coming: keep watching. The worker
                     // counted may not have dequeued yet (a slow wake-up) and, on its first turn,
                     // does not hold a wake-up back itself, so nobody else would renew the watch
                     // before it stalls.
-                    capHeldAt = now;
+                    wakeHeldAt = now;
                 }
             }
         } finally {
@@ -990,20 +1008,18 @@ final class WorkerPool {
             if (stopping) {
                 break;
             }
-            if (cpuCap > 0) {
-                // The CPU cap: watch a queue left to awake workers while wake-ups are held back.
-                long now = System.nanoTime();
-                long held = capHeldAt;
-                if (held != 0 && now - held < CAP_LINGER_NANOS) {
-                    checkCapHeld(now);
-                    sleep = sleep < 0 ? CAP_CHECK_NANOS : Math.min(sleep, CAP_CHECK_NANOS);
-                } else if (sleep < 0 || sleep > CAP_CHECK_NANOS) {
-                    supervisorAsleep = true; // then read capHeldAt again: a holder may have missed it
-                    held = capHeldAt;
-                    if (held != 0 && System.nanoTime() - held < CAP_LINGER_NANOS) {
-                        supervisorAsleep = false;
-                        continue;
-                    }
+            // Watch a queue left to awake workers while wake-ups are held back.
+            long now = System.nanoTime();
+            long held = wakeHeldAt;
+            if (held != 0 && now - held < HELD_LINGER_NANOS) {
+                checkHeldWakes(now);
+                sleep = sleep < 0 ? HELD_CHECK_NANOS : Math.min(sleep, HELD_CHECK_NANOS);
+            } else if (sleep < 0 || sleep > HELD_CHECK_NANOS) {
+                supervisorAsleep = true; // then read wakeHeldAt again: a holder may have missed it
+                held = wakeHeldAt;
+                if (held != 0 && System.nanoTime() - held < HELD_LINGER_NANOS) {
+                    supervisorAsleep = false;
+                    continue;
                 }
             }
             if (sleep < 0) {
@@ -1146,5 +1162,37 @@ final class WorkerPool {
 
     Thread supervisorThread() {
         return supervisor;
+    }
+
+    /**
+     * The pool's wake-up state in one line, for a hang's report: queue depth, the idle, woken and
+     * registered sets, the CPU cap's last hold-back, and each worker's time inside its current I/O
+     * and its average I/O time. Takes the queue lock; any thread.
+     */
+    String wakeState() {
+        long now = System.nanoTime();
+        StringBuilder b = new StringBuilder(160);
+        lockQueue();
+        try {
+            long held = wakeHeldAt;
+            b.append("queue ").append(depthLocked())
+                    .append(", idle ").append(Long.toBinaryString((long) IDLE.get(this)))
+                    .append(", woken ").append(Long.toBinaryString(woken))
+                    .append(", registered ").append(Long.toBinaryString((long) REGISTERED.getVolatile(this)))
+                    .append(", cpu cap ").append(cpuCap)
+                    .append(", held back ").append(held == 0 ? "never" : TimeUnit.NANOSECONDS.toMicros(now - held) + " µs ago")
+                    .append(", supervisor ").append(supervisor.getState()).append(supervisorAsleep ? " asleep" : "");
+            for (int id = 0; id < MAX_WORKERS; id++) {
+                IoWorker w = (IoWorker) SLOTS.getAcquire(slots, id);
+                if (w != null) {
+                    b.append("; worker ").append(id).append(' ').append(w.thread.getState())
+                            .append(" in I/O ").append(TimeUnit.NANOSECONDS.toMicros(now - w.busySince))
+                            .append(" µs, avg ").append(TimeUnit.NANOSECONDS.toMicros(w.ioNanosAvg)).append(" µs");
+                }
+            }
+        } finally {
+            unlockQueue();
+        }
+        return b.toString();
     }
 }

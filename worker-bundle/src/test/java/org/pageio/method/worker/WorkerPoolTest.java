@@ -161,10 +161,15 @@ class WorkerPoolTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
+        await(what, condition, () -> "");
+    }
+
+    /** As {@link #await(String, BooleanSupplier)}, with {@code state} in the failure message. */
+    private static void await(String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                fail("not within " + DEADLINE_MS + " ms: " + what);
+                fail("not within " + DEADLINE_MS + " ms: " + what + "; " + state.get());
             }
             try {
                 Thread.sleep(5);
@@ -684,7 +689,7 @@ class WorkerPoolTest {
             Read a = submitRead(s, 3, gate);
             long t0 = System.nanoTime();
             Read b = submitRead(s, 5, gate);
-            await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"));
+            await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"), method.pool()::wakeState);
             long handedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(handedMs >= 15, "B went to worker 1 after " + handedMs + " ms: before worker 0 counted as stalled");
             assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads));
@@ -791,7 +796,8 @@ class WorkerPoolTest {
             s.exitBatchMode();
             // Both workers are stuck in an I/O; the rest waits in the queue (or ran in the issuer).
             try {
-                await("both workers hold an I/O", () -> gate.threads.stream().filter(t -> t.startsWith("pageio")).count() == 2);
+                await("both workers hold an I/O", () -> gate.threads.stream().filter(t -> t.startsWith("pageio")).count() == 2,
+                        method.pool()::wakeState);
             } catch (AssertionError e) {
                 gate.gate.countDown(); // else closing the session waits forever for the I/O a worker holds
                 throw new AssertionError(e.getMessage() + "; " + method.stats() + "; completions ran in " + gate.threads, e);
