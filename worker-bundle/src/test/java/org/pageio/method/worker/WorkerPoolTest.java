@@ -673,25 +673,29 @@ class WorkerPoolTest {
 
     /**
      * With the CPU cap, a read queued behind worker 0 while worker 0 counted as on a short I/O is not
-     * left there when that I/O stalls: the supervisor's check sees worker 0 inside one I/O for
-     * longer than {@code busyNanos} (20 ms here) and wakes worker 1 for it, with nobody waiting.
+     * left there when that I/O stalls: the supervisor's watch sees worker 0 inside one I/O for
+     * longer than {@code busyNanos} and wakes worker 1 for it, with nobody waiting. The stall is
+     * made explicit: worker 0 counts as short (an hour's threshold) while B is queued, then the
+     * threshold drops under the time worker 0 has been inside A.
      */
     @Test
     void withTheCpuCapAReadBehindAWorkerThatStallsGoesToAnIdleWorkerWithoutAWaiter() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
         method.setCpuCap(1);
-        method.pool().busyNanos = TimeUnit.MILLISECONDS.toNanos(20);
+        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1);
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("stall");
         try {
-            // two submissions: A wakes worker 0, B finds it on its way
             Read a = submitRead(s, 3, gate);
-            long t0 = System.nanoTime();
-            Read b = submitRead(s, 5, gate);
+            await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
+            Read b = submitRead(s, 5, gate); // the queue lock is free: worker 0 waits in A's callback
+            Thread.sleep(50); // 25 supervisor checks
+            WorkerPoolStats st = method.stats();
+            assertEquals(1, st.queueDepth(), "B waits behind worker 0: " + st + "; " + method.pool().wakeState());
+            assertEquals(1, st.workersIdle(), "worker 1 was woken although worker 0 counts as short: " + st);
+            method.pool().busyNanos = TimeUnit.MILLISECONDS.toNanos(20); // worker 0 is inside A for > 50 ms: stalled
             await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"), method.pool()::wakeState);
-            long handedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            assertTrue(handedMs >= 15, "B went to worker 1 after " + handedMs + " ms: before worker 0 counted as stalled");
             assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads));
             gate.gate.countDown();
             a.awaitOk(s, "A");
