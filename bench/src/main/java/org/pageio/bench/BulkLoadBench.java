@@ -8,14 +8,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.direct.DirectBenchAccess;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
@@ -299,9 +298,9 @@ public final class BulkLoadBench {
             b.directIo = true;
             s = b.build();
         }
-        try (StorageManager smgr = new StorageManager(dir, s.segmentBlocks(), directIo);
-                AioContext aio = AioContext.create(m, s.aioConfig());
-                BufferPool pool = new BufferPool(s, smgr, aio, new StatIo())) {
+        try (BufferManagerCore bufmgr = BufferManagerCore.open(dir, s, m)) {
+            StorageManager smgr = bufmgr.storage();
+            BufferPool pool = bufmgr.pool();
             SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 90000));
             PageSink.Factory sink = switch (c) {
                 case "odirect" -> PageSink.direct();

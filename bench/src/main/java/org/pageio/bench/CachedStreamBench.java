@@ -19,15 +19,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.pageio.api.AioContext;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.sync.SyncIoMethod;
 
@@ -53,8 +52,7 @@ public class CachedStreamBench {
     String lookahead;
 
     Path dir;
-    StorageManager smgr;
-    AioContext aio;
+    BufferManagerCore bufmgr;
     BufferPool pool;
     BufferSession session;
     ReadStream stream;
@@ -64,10 +62,9 @@ public class CachedStreamBench {
         dir = Files.createTempDirectory("pageio-bench-cached");
         BufMgrSettings s = new BufMgrSettings.Builder().sharedBuffers(4 * blocks)
                 .readStreamLookahead(BufMgrSettings.Lookahead.valueOf(lookahead.toUpperCase())).build();
-        smgr = new StorageManager(dir, s.segmentBlocks(), false);
-        aio = AioContext.create(new SyncIoMethod(), s.aioConfig());
-        pool = new BufferPool(s, smgr, aio, new StatIo());
-        SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
+        bufmgr = BufferManagerCore.open(dir, s, new SyncIoMethod());
+        pool = bufmgr.pool();
+        SmgrRelation rel = bufmgr.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
         rel.create();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment page = a.allocate(8192, 4096);
@@ -80,7 +77,7 @@ public class CachedStreamBench {
         session = pool.openSession("client");
         long[] next = {0};
         // An endless scan over the relation: every block is read once, then always hit.
-        stream = session.readStream(rel, st -> {
+        stream = new ReadStream(session, rel, st -> {
             long b = next[0];
             next[0] = b + 1 == blocks ? 0 : b + 1;
             return b;
@@ -94,9 +91,7 @@ public class CachedStreamBench {
     public void tearDown() throws IOException {
         stream.close();
         session.close();
-        aio.close();
-        pool.close();
-        smgr.close();
+        bufmgr.close();
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -19,10 +19,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
@@ -52,7 +52,7 @@ import org.pageio.posix.Residency;
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 public class ColdStreamBench {
 
-    /** Relation size in MiB (at least 256 for the figure). */
+    /** Relation size in MiB (at least 256 for a figure worth comparing: 128 MB of shared buffers must not hold it). */
     @Param("256")
     int mib;
 
@@ -63,7 +63,9 @@ public class ColdStreamBench {
     long blocks;
     StorageManager smgr;
     SmgrRelation rel;
-    AioContext aio;
+    BufferManagerCore bufmgr;
+    /** {@link #rel} as the buffer manager's storage manager opens it. */
+    SmgrRelation scanRel;
     BufferPool pool;
     BufferSession session;
     BufMgrSettings settings;
@@ -99,8 +101,10 @@ public class ColdStreamBench {
             throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages()
                     + " pages of " + file + " are still in the page cache");
         }
-        aio = AioContext.create(method(), settings.aioConfig());
-        pool = new BufferPool(settings, smgr, aio, new StatIo());
+        // a buffer manager as a user runs one, empty, over the relation the trial wrote
+        bufmgr = BufferManagerCore.open(dir, settings, method());
+        pool = bufmgr.pool();
+        scanRel = bufmgr.storage().open(rel.locator());
         session = pool.openSession("client");
     }
 
@@ -115,7 +119,7 @@ public class ColdStreamBench {
     public long scan() throws IOException {
         BufferAccessStrategy ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
         long n = 0;
-        try (ReadStream s = session.readStream(rel, ReadStream.blockRange(0, blocks),
+        try (ReadStream s = new ReadStream(session, scanRel, ReadStream.blockRange(0, blocks),
                 ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring)) {
             for (int buf; (buf = s.next()) >= 0; n++) {
                 session.releaseBuffer(buf);
@@ -139,8 +143,7 @@ public class ColdStreamBench {
                 method, reads, bytes, (double) bytes / reads, settings.effectiveIoCombineLimit() * 8192,
                 (double) bytes / reads / (settings.effectiveIoCombineLimit() * 8192));
         session.close();
-        aio.close();
-        pool.close();
+        bufmgr.close();
     }
 
     @TearDown(Level.Trial)

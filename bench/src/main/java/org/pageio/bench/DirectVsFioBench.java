@@ -13,13 +13,13 @@ import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.bufmgr.stream.StreamStats;
 import org.pageio.method.direct.DirectBenchAccess;
@@ -169,7 +169,8 @@ public final class DirectVsFioBench {
             }
         }
         if (sizeMib < 1024) {
-            System.out.println("note: the issue's figure needs --size-mib 1024 or more; " + sizeMib + " MiB is a smoke run");
+            System.out.println("note: figures comparable with docs/performance.md need --size-mib 1024 or more; " + sizeMib
+                    + " MiB is a smoke run");
         }
         long blocks = sizeMib * 128;
         BufMgrSettings settings = new BufMgrSettings.Builder().sharedBuffers(65536).ioCombineLimit(SEQ_COMBINE)
@@ -521,9 +522,11 @@ public final class DirectVsFioBench {
         StreamStats stats;
         DeviceSampler dev;
         String huge;
-        try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
-                AioContext aio = AioContext.create(method, settings.aioConfig())) {
-            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo()); // empty shared buffers
+        BufMgrSettings.Builder direct = settings.toBuilder();
+        direct.directIo = true; // relation files with O_DIRECT, as for io_method=direct
+        try (BufferManagerCore bufmgr = BufferManagerCore.open(dir, direct.build(), method)) {
+            StorageManager smgr = bufmgr.storage();
+            BufferPool pool = bufmgr.pool(); // empty shared buffers
             huge = pool.hugePages();
             SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 1));
             try (BufferSession session = pool.openSession("client")) {

@@ -3,12 +3,11 @@ package org.pageio.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
@@ -118,23 +117,19 @@ public final class TableScanReport {
     }
 
     private static final class Env implements AutoCloseable {
-        final StorageManager smgr;
-        final AioContext aio;
+        final BufferManagerCore bufmgr;
         final BufferPool pool;
         final TableEngine engine;
 
         Env(Path dir, IoMethod m, BufMgrSettings s) throws Exception {
-            smgr = new StorageManager(dir, s.segmentBlocks(), false);
-            aio = AioContext.create(m, s.aioConfig());
-            pool = new BufferPool(s, smgr, aio, new StatIo());
+            bufmgr = BufferManagerCore.open(dir, s, m);
+            pool = bufmgr.pool();
             engine = new TableEngine(pool);
         }
 
         @Override
         public void close() {
-            pool.close();
-            aio.close();
-            smgr.close();
+            bufmgr.close();
         }
     }
 }

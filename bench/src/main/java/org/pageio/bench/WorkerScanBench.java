@@ -25,10 +25,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
@@ -295,7 +295,7 @@ public class WorkerScanBench {
     static final class Scan {
         final Data data;
         final IoMethod method;
-        final AioContext aio;
+        final BufferManagerCore bufmgr;
         final BufferPool pool;
         final BufferSession session;
         boolean countRows = true;
@@ -303,8 +303,8 @@ public class WorkerScanBench {
         Scan(Data data, BufMgrSettings s, IoMethod method) {
             this.data = data;
             this.method = method;
-            this.aio = AioContext.create(method, s.aioConfig());
-            this.pool = new BufferPool(s, data.smgr, aio, new StatIo());
+            this.bufmgr = BufferManagerCore.on(data.smgr, s, method);
+            this.pool = bufmgr.pool();
             this.session = pool.openSession("client backend");
         }
 
@@ -312,7 +312,7 @@ public class WorkerScanBench {
         long scan() throws IOException {
             BufferAccessStrategy ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
             long rows = 0;
-            try (ReadStream s = session.readStream(data.rel, ReadStream.blockRange(0, data.blocks),
+            try (ReadStream s = new ReadStream(session, data.rel, ReadStream.blockRange(0, data.blocks),
                     ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring)) {
                 for (int buf; (buf = s.next()) >= 0; ) {
                     if (countRows) {
@@ -350,8 +350,7 @@ public class WorkerScanBench {
 
         void close() {
             session.close();
-            pool.close();
-            aio.close();
+            bufmgr.close();
             if (method instanceof WorkerIoMethod w) {
                 System.out.println("[worker pool] " + w.stats());
                 w.close();

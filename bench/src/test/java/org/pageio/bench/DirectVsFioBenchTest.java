@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The per-round ratios the figures are read from, and how far their median can be trusted. */
+/** The per-round ratios the benchmark's figures are read from, and how far their median can be trusted. */
 class DirectVsFioBenchTest {
     private static final String W = DirectVsFioBench.workload(true);
 

@@ -25,32 +25,15 @@ import org.pageio.bufmgr.stats.StatIo.IoContext;
  * <p>Write errors keep the buffers dirty and are logged by the write's completion; the next round
  * (or a checkpoint) writes them again.
  */
-public final class BackgroundWriter implements AutoCloseable {
+final class BackgroundWriter implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
-
-    /** PostgreSQL's settings, with its defaults: 200 ms, 100 pages, 2.0. */
-    public record Settings(int delayMillis, int lruMaxPages, double lruMultiplier) {
-        public static final Settings DEFAULTS = new Settings(200, 100, 2.0);
-
-        public Settings {
-            if (delayMillis < 10 || delayMillis > 10_000) {
-                throw new IllegalArgumentException("bgwriter_delay " + delayMillis + " ms is out of range: valid values are 10..10000 ms");
-            }
-            if (lruMaxPages < 0 || lruMaxPages > 1_073_741_823) {
-                throw new IllegalArgumentException("bgwriter_lru_maxpages " + lruMaxPages + " is out of range: valid values are 0..1073741823");
-            }
-            if (!(lruMultiplier >= 0 && lruMultiplier <= 10)) {
-                throw new IllegalArgumentException("bgwriter_lru_multiplier " + lruMultiplier + " is out of range: valid values are 0..10");
-            }
-        }
-    }
 
     /** PostgreSQL's: a hibernating writer sleeps this many delays unless an allocation wakes it. */
     public static final int HIBERNATE_FACTOR = 50;
 
     private final BufferPool pool;
-    private final Settings settings;
+    private final BgWriterSettings settings;
     private volatile boolean hibernating;
     private volatile long hibernations;
     private final Thread thread;
@@ -61,7 +44,7 @@ public final class BackgroundWriter implements AutoCloseable {
     private double smoothedAllocations;
 
     /** Starts the writer thread (nothing is started when {@code bgwriter_lru_maxpages} is 0). */
-    public BackgroundWriter(BufferPool pool, Settings settings) {
+    BackgroundWriter(BufferPool pool, BgWriterSettings settings) {
         this.pool = pool;
         this.settings = settings;
         this.lastAllocations = pool.allocations.get();
@@ -70,7 +53,7 @@ public final class BackgroundWriter implements AutoCloseable {
     }
 
     /** The settings it runs with. */
-    public Settings settings() {
+    public BgWriterSettings settings() {
         return settings;
     }
 

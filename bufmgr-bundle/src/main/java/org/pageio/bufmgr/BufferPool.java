@@ -93,8 +93,11 @@ public final class BufferPool implements AutoCloseable {
     final AtomicLong allocations = new AtomicLong();
     /** One checkpoint at a time. */
     final Object checkpointLock = new Object();
+    /** Set by the first {@link #close}. */
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     private final BufferMapping mapping;
-    private final AtomicLong nextVictim = new AtomicLong();
+    /** Finding buffers for blocks: lookup, victims, the clock sweep. */
+    private final BufferAlloc alloc;
     /** io_method=sync: reads run in the wait phase. Volatile: the method is swapped live ({@link #methodSwapped}). */
     private volatile boolean deferReads;
     /** Per handle index: when its read was staged (nanoTime), for the JFR event; 0 when not timed. */
@@ -103,7 +106,7 @@ public final class BufferPool implements AutoCloseable {
     /**
      * @param aio the AIO core whose method executes reads; the pool does not own it
      */
-    public BufferPool(BufMgrSettings settings, StorageManager smgr, AioContext aio, StatIo stats) {
+    BufferPool(BufMgrSettings settings, StorageManager smgr, AioContext aio, StatIo stats) {
         this.settings = settings;
         this.smgr = smgr;
         this.aio = aio;
@@ -132,6 +135,7 @@ public final class BufferPool implements AutoCloseable {
             ioRefs[b] = IoHandle.NO_WAIT_REF;
         }
         this.mapping = new BufferMapping(nbuffers);
+        this.alloc = new BufferAlloc(this);
         // PostgreSQL special-cases io_method=sync: StartReadBuffers starts nothing (it may give
         // advice), WaitReadBuffers reads. Same here.
         this.deferReads = "sync".equals(aio.method().name());
@@ -302,174 +306,26 @@ public final class BufferPool implements AutoCloseable {
 
     /**
      * Pins the buffer for {@code block} of {@code rel}, finding it in the pool or claiming a
-     * victim and retagging it (PostgreSQL's {@code PinBufferForBlock}/{@code BufferAlloc}). The
-     * returned buffer may be VALID (a hit), under I/O, or neither (the caller reads it).
+     * victim ({@link BufferAlloc#pinBufferForBlock}).
      */
     int pinBufferForBlock(BufferSession session, SmgrRelation rel, long block, BufferAccessStrategy strategy)
             throws PosixException {
-        long key = tagKey(rel, block);
-        boolean ring = strategy != null;
-        for (;;) {
-            int buf = mapping.lookup(key);
-            if (buf >= 0) {
-                if (pinIfTagged(buf, key, ring)) {
-                    return buf;
-                }
-                continue; // retagged meanwhile; look again
-            }
-            int victim = claimVictim(session, strategy);
-            // Publish the tag while nobody can find the buffer (pinned by us, not yet mapped).
-            tags[victim] = key;
-            writeErrno[victim] = 0;
-            for (;;) {
-                long s = state(victim);
-                long n = (s & ~(VALID | IO_ERROR | DIRTY | USAGE_MASK)) | TAG_VALID | USAGE_ONE;
-                if (casState(victim, s, n)) {
-                    break;
-                }
-            }
-            int existing = mapping.insertIfAbsent(key, victim);
-            if (existing < 0) {
-                return victim;
-            }
-            // Someone else mapped the block first: give the victim back untagged and use theirs.
-            for (;;) {
-                long s = state(victim);
-                if (casState(victim, s, s & ~(TAG_VALID | USAGE_MASK))) {
-                    break;
-                }
-            }
-            tags[victim] = -1;
-            unpin(victim);
-        }
+        return alloc.pinBufferForBlock(session, rel, block, strategy);
     }
-
-    /**
-     * A buffer pinned once by the caller with no tag: from the strategy ring if it can be reused,
-     * else by clock sweep. A valid victim is evicted (written first if dirty).
-     */
-    private int claimVictim(BufferSession session, BufferAccessStrategy strategy) throws PosixException {
-        int dirtyVictims = 0;
-        for (;;) {
-            int buf = -1;
-            boolean reuse = false;
-            if (strategy != null) {
-                strategy.current = (strategy.current + 1) % strategy.ring.length;
-                int candidate = strategy.ring[strategy.current];
-                if (candidate >= 0 && tryPinUnused(candidate, 1)) {
-                    buf = candidate;
-                    reuse = true;
-                }
-            }
-            if (buf < 0) {
-                buf = clockSweep(session);
-                if (buf < 0) {
-                    // Every buffer is pinned, some by I/O in flight: wait for one, sweep again.
-                    session.io().awaitRef(session.sweepBusyRef);
-                    continue;
-                }
-                if (strategy != null) {
-                    strategy.ring[strategy.current] = buf;
-                }
-            }
-            if ((state(buf) & (DIRTY | TAG_VALID)) == (DIRTY | TAG_VALID)) {
-                // A dirty victim: start writing it (and its dirty neighbours) back. Rings and a
-                // sweep that keeps meeting dirty buffers wait for the write; otherwise the sweep
-                // moves on and the buffer is clean when the hand comes round again.
-                boolean wait = strategy != null || ++dirtyVictims > MAX_DIRTY_VICTIMS_SKIPPED;
-                try {
-                    session.writer().writeVictim(buf, strategy, wait);
-                } catch (PosixException | RuntimeException e) {
-                    unpin(buf); // the victim's file could not be opened: nothing was claimed
-                    throw e;
-                }
-            }
-            if (evict(session, buf, strategy, reuse)) {
-                return buf;
-            }
-            unpin(buf);
-        }
-    }
-
-    /** The hibernating background writer, or null (PostgreSQL's {@code bgwprocno}). */
-    private volatile Thread bgwriterLatch;
 
     /**
      * The background writer asks to be woken at the next clock-sweep allocation ({@code t}), or
      * withdraws ({@code null}); PostgreSQL's {@code StrategyNotifyBgWriter}.
      */
     void notifyBgWriter(Thread t) {
-        bgwriterLatch = t;
+        alloc.notifyBgWriter(t);
     }
-
-    /** After an allocation: wakes a hibernating background writer (one volatile read otherwise). */
-    private void wakeBgWriter() {
-        Thread t = bgwriterLatch;
-        if (t != null) {
-            bgwriterLatch = null;
-            java.util.concurrent.locks.LockSupport.unpark(t);
-        }
-    }
-
-    /** Dirty victims the clock sweep passes over (their writes started) before it waits for one. */
-    static final int MAX_DIRTY_VICTIMS_SKIPPED = 16;
 
     /** Pins {@code buf} if unpinned with usage count at most {@code maxUsage}. */
-    private boolean tryPinUnused(int buf, int maxUsage) {
+    boolean tryPinUnused(int buf, int maxUsage) {
         long s = state(buf);
         return refcount(s) == 0 && usage(s) <= maxUsage && (s & IO_IN_PROGRESS) == 0
                 && casState(buf, s, s + REFCOUNT_ONE);
-    }
-
-    /**
-     * PostgreSQL 19's clock sweep: CAS-pin the first unpinned buffer whose usage count is 0. When
-     * every buffer is pinned but some are under I/O, returns -1 with the wait reference of one such
-     * I/O (its completion drops its pin) in {@code session.sweepBusyRef}, instead of failing.
-     */
-    private int clockSweep(BufferSession session) {
-        int tries = nbuffers * (MAX_USAGE + 1) + 1;
-        long busyRef = IoHandle.NO_WAIT_REF;
-        for (int i = 0; i < tries; i++) {
-            int buf = (int) Math.floorMod(nextVictim.getAndIncrement(), (long) nbuffers);
-            long s = state(buf);
-            if (refcount(s) != 0) {
-                if ((s & IO_IN_PROGRESS) != 0 && busyRef == IoHandle.NO_WAIT_REF) {
-                    busyRef = ioRef(buf);
-                }
-                continue;
-            }
-            if (usage(s) > 0) {
-                casState(buf, s, s - USAGE_ONE);
-                continue;
-            }
-            if (casState(buf, s, s + REFCOUNT_ONE)) {
-                allocations.getAndIncrement();
-                wakeBgWriter();
-                return buf;
-            }
-        }
-        if (busyRef != IoHandle.NO_WAIT_REF) {
-            session.sweepBusyRef = busyRef;
-            return -1;
-        }
-        throw new IllegalStateException("no unpinned buffers available: all " + nbuffers
-                + " buffers of shared_buffers are pinned (raise shared_buffers or lower effective_io_concurrency)");
-    }
-
-    /**
-     * Removes a pinned victim's old identity. Returns false if someone else pinned it meanwhile
-     * (then the caller picks another).
-     */
-    private boolean evict(BufferSession session, int buf, BufferAccessStrategy strategy, boolean reuse)
-            throws PosixException {
-        if ((state(buf) & TAG_VALID) == 0) {
-            return true;
-        }
-        if (!dropPinnedOnce(buf)) {
-            return false;
-        }
-        session.countEviction(strategy, reuse);
-        return true;
     }
 
     /**
@@ -525,7 +381,7 @@ public final class BufferPool implements AutoCloseable {
 
     /** Position of the clock hand (for the background writer). */
     long clockHand() {
-        return nextVictim.get();
+        return alloc.clockHand();
     }
 
     // ------------------------------------------------------------------ dropping every buffer
@@ -597,7 +453,7 @@ public final class BufferPool implements AutoCloseable {
      * Untags {@code buf} if the caller's pin is its only one and it is clean, idle and unlocked
      * (eviction's rule, also used by {@link #evictAll}); false otherwise, or if it has no tag.
      */
-    private boolean dropPinnedOnce(int buf) {
+    boolean dropPinnedOnce(int buf) {
         long s = state(buf);
         if ((s & TAG_VALID) == 0 || refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED)) != 0) {
             return false;
@@ -677,10 +533,12 @@ public final class BufferPool implements AutoCloseable {
         return memory.status();
     }
 
-    /** Frees the pool's memory. Every session must be closed. */
+    /** Frees the pool's memory; again, nothing. Every session must be closed. */
     @Override
     public void close() {
-        aio.unregisterBuffers(pages); // before the memory goes: rings stop using it
-        arena.close();
+        if (closed.compareAndSet(false, true)) {
+            aio.unregisterBuffers(pages); // before the memory goes: rings stop using it
+            arena.close();
+        }
     }
 }

@@ -12,7 +12,6 @@ import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stats.StatIo.IoContext;
 import org.pageio.bufmgr.stats.StatIo.IoObject;
-import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.posix.PosixException;
 
 /**
@@ -29,7 +28,7 @@ import org.pageio.posix.PosixException;
  * {@code waitReadBuffers}; if that read failed, it reads the block itself. Before blocking, a
  * session submits its own staged I/O (the AIO core does so in every wait).
  */
-public final class BufferSession implements AutoCloseable {
+public final class BufferSession implements StreamingReads, AutoCloseable {
 
     private final BufferPool pool;
     private final IoSession io;
@@ -56,6 +55,7 @@ public final class BufferSession implements AutoCloseable {
         return pool;
     }
 
+    @Override
     public IoSession io() {
         return io;
     }
@@ -71,11 +71,13 @@ public final class BufferSession implements AutoCloseable {
      * ({@code shared_buffers / max_sessions}) minus the pins it holds; may be 0. Read streams size
      * their look-ahead with it, so one session cannot pin the whole pool.
      */
+    @Override
     public int additionalPinLimit() {
         return Math.max(0, pool.settings().maxProportionalPins() - pins);
     }
 
     /** A reusable read operation for up to {@code maxBlocks} blocks. */
+    @Override
     public ReadBuffersOperation newOperation(int maxBlocks) {
         return new ReadBuffersOperation(this, maxBlocks);
     }
@@ -85,10 +87,19 @@ public final class BufferSession implements AutoCloseable {
         return pool.page(buf);
     }
 
-    /** Opens a read stream; see {@link ReadStream}. */
-    public ReadStream readStream(SmgrRelation rel, ReadStream.BlockCallback callback, int flags,
-            BufferAccessStrategy strategy) {
-        return new ReadStream(this, rel, callback, flags, strategy);
+    @Override
+    public BufMgrSettings settings() {
+        return pool.settings();
+    }
+
+    @Override
+    public org.pageio.api.IoMethod method() {
+        return pool.method();
+    }
+
+    @Override
+    public boolean defersReads() {
+        return pool.defersReads();
     }
 
     // ------------------------------------------------------------------ simple reads
@@ -112,6 +123,7 @@ public final class BufferSession implements AutoCloseable {
     }
 
     /** Drops a pin. */
+    @Override
     public void releaseBuffer(int buf) {
         pool.unpin(buf);
         pins--;
@@ -249,6 +261,7 @@ public final class BufferSession implements AutoCloseable {
      *
      * @throws PosixException when a segment file cannot be opened (pins taken here are released)
      */
+    @Override
     public boolean startReadBuffers(ReadBuffersOperation op, int[] buffers, int offset, int forwarded, SmgrRelation rel,
             long block, int nblocks, int flags, BufferAccessStrategy strategy) throws PosixException {
         int n = Math.min(nblocks, rel.maxCombine(block));
@@ -326,6 +339,7 @@ public final class BufferSession implements AutoCloseable {
      * @throws IOException naming the relation, block and what failed (bad page, errno, short
      *         read); the buffers stay pinned by the caller, not valid
      */
+    @Override
     public boolean waitReadBuffers(ReadBuffersOperation op) throws IOException {
         boolean waited = false;
         boolean timing = pool.settings().trackIoTiming();
@@ -376,6 +390,7 @@ public final class BufferSession implements AutoCloseable {
      * does not count). Errors are not looked at: {@link #waitReadBuffers} reports them, and may
      * still have to read blocks that a partial or failed read did not deliver. Owner only.
      */
+    @Override
     public boolean readBuffersIoOver(ReadBuffersOperation op) {
         if (op.nblocksDone >= op.nblocks) {
             return true;
@@ -394,6 +409,7 @@ public final class BufferSession implements AutoCloseable {
      * {@code max} ready completions ({@link IoSession#awaitRefProgress}); returns at once if the
      * I/O is over or none was issued. Owner only.
      */
+    @Override
     public void awaitReadProgress(ReadBuffersOperation op, int max) {
         long ref = readRef(op);
         if (op.nblocksDone < op.nblocks && ref != IoHandle.NO_WAIT_REF) {

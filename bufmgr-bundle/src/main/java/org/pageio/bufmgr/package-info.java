@@ -5,5 +5,5 @@
  * service. See the bundle's README.md for the state word, who may change it, and lock order.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.7.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package org.pageio.bufmgr;

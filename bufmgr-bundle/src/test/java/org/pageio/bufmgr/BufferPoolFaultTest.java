@@ -54,7 +54,7 @@ class BufferPoolFaultTest extends PoolTestBase {
         SmgrRelation rel = relation(61001, 100);
         try (BufferSession s = pool.openSession("client")) {
             long delivered = 0;
-            try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 100), ReadStream.FULL, null)) {
+            try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 100), ReadStream.FULL, null)) {
                 IOException e = assertThrows(IOException.class, () -> {
                     for (int i = 0; i < 100; i++) {
                         s.releaseBuffer(stream.next());
@@ -77,7 +77,7 @@ class BufferPoolFaultTest extends PoolTestBase {
         pool(m, small().build());
         SmgrRelation rel = relation(61002, 64);
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 64), ReadStream.FULL, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 64), ReadStream.FULL, null)) {
             // FULL: the first read is 16 blocks; cut to 8, then 4, then 2, the rest is read whole
             for (long b = 0; b < 64; b++) {
                 int buf = stream.next();

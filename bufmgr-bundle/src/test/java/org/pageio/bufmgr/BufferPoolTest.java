@@ -60,7 +60,7 @@ class BufferPoolTest extends PoolTestBase {
         pool(m, small().readStreamLookahead(lookahead).build());
         SmgrRelation rel = relation(20000, 300);
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 300), ReadStream.USE_BATCHING, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 300), ReadStream.USE_BATCHING, null)) {
             for (long b = 0; b < 300; b++) {
                 int buf = stream.next();
                 assertTrue(buf >= 0, "stream ended early at block " + b);
@@ -81,7 +81,7 @@ class BufferPoolTest extends PoolTestBase {
         SmgrRelation rel = relation(30000, 40);
         assertTrue(rel.segmentPath(35).toString().endsWith("30000.3"), rel.segmentPath(35).toString());
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 40), ReadStream.FULL, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 40), ReadStream.FULL, null)) {
             for (long b = 0; b < 40; b++) {
                 int buf = stream.next();
                 assertNull(TestPages.check(30000, b, s.page(buf)));
@@ -105,7 +105,7 @@ class BufferPoolTest extends PoolTestBase {
         pool(m, small().build());
         SmgrRelation rel = relation(30001, 16);
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 16), ReadStream.FULL, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 16), ReadStream.FULL, null)) {
             for (int b = 0; b < 16; b++) {
                 s.releaseBuffer(stream.next());
             }
@@ -146,7 +146,7 @@ class BufferPoolTest extends PoolTestBase {
                     && e.getMessage().contains("checksum"), e.getMessage());
             assertEquals(0, s.pinnedCount());
             // a stream through the bad block fails there, and the neighbours were fine
-            try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 10), 0, null)) {
+            try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 10), 0, null)) {
                 IOException se = assertThrows(IOException.class, () -> {
                     for (int i = 0; i < 10; i++) {
                         s.releaseBuffer(stream.next());
@@ -235,7 +235,7 @@ class BufferPoolTest extends PoolTestBase {
         pool(m, small().effectiveIoConcurrency(8).build());
         SmgrRelation rel = relation(60000, 200);
         try (BufferSession s = pool.openSession("client")) {
-            try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 200), ReadStream.FULL, null)) {
+            try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 200), ReadStream.FULL, null)) {
                 for (int i = 0; i < 3; i++) {
                     s.releaseBuffer(stream.next()); // a LIMIT 3
                 }
@@ -278,7 +278,7 @@ class BufferPoolTest extends PoolTestBase {
         SmgrRelation rel = relation(80000, 400);
         try (BufferSession s = pool.openSession("client")) {
             BufferAccessStrategy ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
-            try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 400), ReadStream.SEQUENTIAL, ring)) {
+            try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 400), ReadStream.SEQUENTIAL, ring)) {
                 for (long b = 0; b < 400; b++) {
                     int buf = stream.next();
                     assertNull(TestPages.check(80000, b, s.page(buf)));
@@ -300,14 +300,14 @@ class BufferPoolTest extends PoolTestBase {
         TestPages.fill(slow, 10);
         try (BufferSession s = pool.openSession("client")) {
             int held = s.readBuffer(rel, 0, null);
-            try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 100), 0, null)) {
+            try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 100), 0, null)) {
                 assertEquals(63, stream.maxPinned(), "the stream fits in what the session may still pin");
             }
             s.releaseBuffer(held);
-            try (ReadStream stream = s.readStream(slow, ReadStream.blockRange(0, 10), 0, null)) {
+            try (ReadStream stream = new ReadStream(s, slow, ReadStream.blockRange(0, 10), 0, null)) {
                 assertEquals(1, stream.maxIos(), "the tablespace's effective_io_concurrency = 1 applies");
             }
-            try (ReadStream stream = s.readStream(slow, ReadStream.blockRange(0, 10), ReadStream.MAINTENANCE, null)) {
+            try (ReadStream stream = new ReadStream(s, slow, ReadStream.blockRange(0, 10), ReadStream.MAINTENANCE, null)) {
                 assertEquals(2, stream.maxIos(), "and its maintenance_io_concurrency = 2");
             }
         }

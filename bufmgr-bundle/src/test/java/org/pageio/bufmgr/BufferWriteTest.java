@@ -396,7 +396,7 @@ class BufferWriteTest extends PoolTestBase {
         assertEquals(0, kindTotal("client", Column.WRITES));
         assertOnDisk(rel, 71008, 1, range(0, 60));
         // and the thread runs rounds and stops
-        try (BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(10, 100, 2.0))) {
+        try (BackgroundWriter bg = new BackgroundWriter(pool, new BgWriterSettings(10, 100, 2.0))) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (bg.rounds() < 3 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
@@ -411,7 +411,7 @@ class BufferWriteTest extends PoolTestBase {
         pool(new SyncIoMethod(), small().build());
         SmgrRelation rel = relation(71012, 64);
         // 100 ms rounds: hibernation is 50 x 100 ms = 5 s unless an allocation wakes it
-        try (BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(100, 100, 2.0))) {
+        try (BackgroundWriter bg = new BackgroundWriter(pool, new BgWriterSettings(100, 100, 2.0))) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!bg.hibernating() && System.nanoTime() < deadline) {
                 Thread.sleep(10);

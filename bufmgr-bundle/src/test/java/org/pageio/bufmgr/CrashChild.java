@@ -49,7 +49,7 @@ public final class CrashChild {
             System.out.println(pool.checkpoint());
             System.out.println("CHECKPOINT OK");
             System.out.flush();
-            BackgroundWriter bg = new BackgroundWriter(pool, new BackgroundWriter.Settings(10, 100, 2.0));
+            BackgroundWriter bg = new BackgroundWriter(pool, new BgWriterSettings(10, 100, 2.0));
             Random rnd = new Random(7);
             for (long i = 1; ; i++) {
                 BufferWriteTest.modify(s, rel, REL, 3, BLOCKS / 2 + rnd.nextInt(BLOCKS / 2));

@@ -74,7 +74,7 @@ class CrashTest {
             assertEquals(CrashChild.BLOCKS, rel.nblocks());
             int cold = CrashChild.BLOCKS / 2;
             try (BufferSession s = pool.openSession("client");
-                    ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, cold), 0, null)) {
+                    ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, cold), 0, null)) {
                 for (long b = 0; b < cold; b++) {
                     int buf = stream.next(); // verifies the checksum on the way in
                     int expected = b % 3 == 0 ? 2 : 1;

@@ -87,7 +87,7 @@ class DirectStorageTest {
                 SmgrRelation rel = smgr.open(loc);
                 assertTrue(openedWithODirect(rel.fd(0)), "segment 0 opened with O_DIRECT");
                 assertTrue(openedWithODirect(rel.fd(16)), "segment 1 opened with O_DIRECT");
-                try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 40), ReadStream.SEQUENTIAL, null)) {
+                try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 40), ReadStream.SEQUENTIAL, null)) {
                     for (long blk = 0; blk < 40; blk++) {
                         int buf = stream.next();
                         assertNull(TestPages.check(5001, blk, s.page(buf)));
@@ -136,7 +136,7 @@ class DirectStorageTest {
                 TestPages.fill(rel, 64);
                 BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
                 try (BufferSession s = pool.openSession("client");
-                        ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 64), ReadStream.SEQUENTIAL, null)) {
+                        ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 64), ReadStream.SEQUENTIAL, null)) {
                     for (long blk = 0; blk < 64; blk++) {
                         int buf = stream.next();
                         assertNull(TestPages.check(5002, blk, s.page(buf)));

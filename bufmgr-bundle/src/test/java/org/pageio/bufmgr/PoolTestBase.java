@@ -86,7 +86,7 @@ abstract class PoolTestBase {
 
     void scan(SmgrRelation rel, long relNumber, long first, long count) {
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(first, count), 0, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(first, count), 0, null)) {
             for (long b = first; b < first + count; b++) {
                 int buf = stream.next();
                 String wrong = TestPages.check(relNumber, b, s.page(buf));

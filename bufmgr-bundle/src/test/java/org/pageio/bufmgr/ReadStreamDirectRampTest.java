@@ -93,7 +93,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         pool(m, small().sharedBuffers(2048).maxSessions(4).effectiveIoConcurrency(EIC).ioCombineLimit(COMBINE).build());
         SmgrRelation rel = relation(61001, BLOCKS);
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, BLOCKS), flags, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, BLOCKS), flags, null)) {
             assertEquals(EIC, stream.maxIos());
             assertEquals((EIC + 1) * COMBINE, stream.maxPinned());
             for (long blk = 0; blk < BLOCKS; blk++) {

@@ -81,7 +81,7 @@ public class ExecutableJarIT {
         Run r = exec("pageio:drill --rows 200000 --rounds 1 --results " + results);
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
         assertEquals("exit code; stderr: " + r.err(), 0, r.code());
-        // The "under a minute" is a figure for the closing note, not a timed test (CI machines vary).
+        // How long the start takes is a figure for docs/performance.md, not a timed test (CI machines vary).
         System.out.println("ExecutableJarIT: pageio:drill --rows 200000 --rounds 1 took " + seconds + " s (container start included)");
         String out = r.out();
         for (String title : List.of("count(*) of t, cold, effective_io_concurrency=1", "count(*) of t, cold, effective_io_concurrency=16",

@@ -111,7 +111,7 @@ public class FaultInjectionIT extends EveryMethodTestBase {
                 SmgrRelation rel = rig.relation(62001, 100);
                 try (BufferSession s = rig.pool.openSession("client")) {
                     long delivered;
-                    try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 100), ReadStream.FULL, null)) {
+                    try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 100), ReadStream.FULL, null)) {
                         IOException e = assertThrows(IOException.class, () -> {
                             for (long b = 0; b < 100; b++) {
                                 int buf = stream.next();
@@ -127,7 +127,7 @@ public class FaultInjectionIT extends EveryMethodTestBase {
                     s.io().drain();
                     assertEquals(0, s.pinnedCount());
                     assertEquals(0, s.io().inFlightCount());
-                    try (ReadStream again = s.readStream(rel, ReadStream.blockRange(0, 100), ReadStream.FULL, null)) {
+                    try (ReadStream again = new ReadStream(s, rel, ReadStream.blockRange(0, 100), ReadStream.FULL, null)) {
                         for (long b = 0; b < 100; b++) {
                             int buf = again.next();
                             assertPage(name, 62001, b, s.page(buf));
@@ -148,7 +148,7 @@ public class FaultInjectionIT extends EveryMethodTestBase {
                     FaultRig.small().build())) {
                 SmgrRelation rel = rig.relation(62002, 64);
                 try (BufferSession s = rig.pool.openSession("client");
-                        ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, 64), ReadStream.FULL, null)) {
+                        ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 64), ReadStream.FULL, null)) {
                     for (long b = 0; b < 64; b++) {
                         int buf = stream.next();
                         assertPage(name, 62002, b, s.page(buf));
@@ -230,7 +230,7 @@ public class FaultInjectionIT extends EveryMethodTestBase {
                         long first = t * 50L;
                         all.add(pool.submit(() -> {
                             try (BufferSession s = rig.pool.openSession("client");
-                                    ReadStream stream = s.readStream(rel, ReadStream.blockRange(first, 300 - first), 0, null)) {
+                                    ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(first, 300 - first), 0, null)) {
                                 for (long b = first; b < 300; b++) {
                                     int buf = stream.next();
                                     assertPage(name, 62004, b, s.page(buf));

@@ -183,7 +183,7 @@ public class FaultStressIT extends EveryMethodTestBase {
                 long end = b + 300;
                 int restarts = 0;
                 while (b < end && restarts < 50) {
-                    try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(b, end - b), 0, null)) {
+                    try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(b, end - b), 0, null)) {
                         for (; b < end; b++) {
                             int buf = stream.next();
                             check(relNumber, b, s, buf);

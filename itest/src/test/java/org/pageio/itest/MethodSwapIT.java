@@ -311,7 +311,7 @@ public class MethodSwapIT extends PageioTestBase {
                 while (!stop.get()) {
                     if (sequential) {
                         int flags = ReadStream.SEQUENTIAL | (batching ? ReadStream.USE_BATCHING : 0);
-                        try (ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, blocks), flags, null)) {
+                        try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, blocks), flags, null)) {
                             for (int b = 0; b < blocks; b++) {
                                 int buf = stream.next();
                                 if (buf < 0) {

@@ -14,9 +14,9 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.page.PageVerifier;
 import org.pageio.bufmgr.stats.StatIo;
@@ -59,11 +59,9 @@ class LoaderTest {
     /** A pool over {@code smgr} reading and writing through {@code method}. */
     private BufferPool pool(StorageManager smgr, IoMethod method) {
         BufMgrSettings s = new BufMgrSettings.Builder().sharedBuffers(512).maxSessions(8).segmentBlocks(100).build();
-        AioContext aio = AioContext.create(method, s.aioConfig());
-        BufferPool pool = new BufferPool(s, smgr, aio, new StatIo());
-        open.add(aio);
-        open.add(pool);
-        return pool;
+        BufferManagerCore bufmgr = BufferManagerCore.on(smgr, s, method);
+        open.add(bufmgr);
+        return bufmgr.pool();
     }
 
     private WorkerIoMethod worker() {

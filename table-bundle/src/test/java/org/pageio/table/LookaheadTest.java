@@ -6,11 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
-import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.engine.TableEngine;
@@ -27,12 +26,10 @@ class LookaheadTest {
     @TempDir
     Path dir;
 
-    private record Env(StorageManager smgr, AioContext aio, BufferPool pool, TableEngine engine) implements AutoCloseable {
+    private record Env(BufferManagerCore bufmgr, BufferPool pool, TableEngine engine) implements AutoCloseable {
         @Override
         public void close() {
-            pool.close();
-            aio.close();
-            smgr.close();
+            bufmgr.close();
         }
     }
 
@@ -41,10 +38,8 @@ class LookaheadTest {
             .segmentBlocks(100).build();
 
     private Env env(IoMethod m) throws Exception {
-        StorageManager smgr = new StorageManager(dir, SETTINGS.segmentBlocks(), false);
-        AioContext aio = AioContext.create(m, SETTINGS.aioConfig());
-        BufferPool pool = new BufferPool(SETTINGS, smgr, aio, new StatIo());
-        return new Env(smgr, aio, pool, new TableEngine(pool));
+        BufferManagerCore bufmgr = BufferManagerCore.open(dir, SETTINGS, m);
+        return new Env(bufmgr, bufmgr.pool(), new TableEngine(bufmgr.pool()));
     }
 
     private void load(String... indexes) throws Exception {

@@ -22,14 +22,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.PageVerifier;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.engine.TableEngine;
@@ -61,12 +60,9 @@ class TableTest {
     }
 
     private TableEngine engine(IoMethod method, BufMgrSettings s) throws IOException {
-        StorageManager smgr = new StorageManager(dir, s.segmentBlocks(), false);
-        AioContext aio = AioContext.create(method, s.aioConfig());
-        pool = new BufferPool(s, smgr, aio, new StatIo());
-        open.add(smgr);
-        open.add(aio);
-        open.add(pool);
+        BufferManagerCore bufmgr = BufferManagerCore.open(dir, s, method);
+        pool = bufmgr.pool();
+        open.add(bufmgr);
         engine = new TableEngine(pool);
         return engine;
     }

@@ -25,13 +25,13 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.api.MethodSwap;
-import org.pageio.bufmgr.BackgroundWriter;
+import org.pageio.bufmgr.BgWriterSettings;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.MethodStatus;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stats.StatIo;
 
 /**
  * The buffer manager service, with a hot-swappable I/O method.
@@ -65,13 +65,14 @@ public final class BufferManagerComponent implements BufferManager {
 
     private BufMgrSettings settings;
     private String dataDir;
+    /** The parts, built and closed together; storage, aio and pool below are its. */
+    private BufferManagerCore core;
     private StorageManager storage;
     private AioContext aio;
     private BufferPool pool;
     private ComponentContext componentContext;
     private BundleContext bundleContext;
     private StatIoMBean mbean;
-    private BackgroundWriter bgwriter;
 
     // Method selection; guarded by this.
     private Filter target;
@@ -133,28 +134,22 @@ public final class BufferManagerComponent implements BufferManager {
             }
             String data = context.getProperty("pageio.data");
             dataDir = data == null ? "data" : data;
-            storage = new StorageManager(Path.of(dataDir), settings.segmentBlocks(), settings.directIo());
             if (none) {
                 first = anyAvailable(); // the context needs a method object to start with; retired below
                 if (first == null) {
-                    storage.close();
                     throw new IllegalStateException("no I/O method is available here: " + describeMethods());
                 }
             }
+            core = BufferManagerCore.open(Path.of(dataDir), settings, first);
+            storage = core.storage();
+            aio = core.aio();
+            pool = core.pool();
             try {
-                aio = AioContext.create(first, settings.aioConfig());
                 aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
-                pool = new BufferPool(settings, storage, aio, new StatIo());
-                bgwriter = new BackgroundWriter(pool, new BackgroundWriter.Settings(config.bgwriter__delay(),
-                        config.bgwriter__lru__maxpages(), config.bgwriter__lru__multiplier()));
+                core.startBackgroundWriter(new BgWriterSettings(config.bgwriter__delay(), config.bgwriter__lru__maxpages(),
+                        config.bgwriter__lru__multiplier()));
             } catch (RuntimeException e) {
-                if (pool != null) {
-                    pool.close();
-                }
-                if (aio != null) {
-                    aio.close();
-                }
-                storage.close();
+                core.close();
                 throw e;
             }
             if (none) {
@@ -176,10 +171,10 @@ public final class BufferManagerComponent implements BufferManager {
     @Modified
     void modified(BufMgrConfig config, BundleContext context) {
         BufMgrSettings next;
-        BackgroundWriter.Settings bg;
+        BgWriterSettings bg;
         try {
             next = settingsOf(config, settings.directIo()); // O_DIRECT follows the method, not a restart
-            bg = new BackgroundWriter.Settings(config.bgwriter__delay(), config.bgwriter__lru__maxpages(),
+            bg = new BgWriterSettings(config.bgwriter__delay(), config.bgwriter__lru__maxpages(),
                     config.bgwriter__lru__multiplier());
         } catch (IllegalArgumentException e) {
             // A value out of range that reached ConfigAdmin without the console's checks (e.g. the
@@ -208,10 +203,7 @@ public final class BufferManagerComponent implements BufferManager {
             return;
         }
         synchronized (this) {
-            if (bgwriter != null && !bg.equals(bgwriter.settings())) {
-                // bgwriter_* apply live (sighup in PostgreSQL): a new writer thread with the new settings
-                bgwriter.close(); // its session drains its writes first
-                bgwriter = new BackgroundWriter(pool, bg);
+            if (core.startBackgroundWriter(bg)) { // bgwriter_* apply live, as on a reload in PostgreSQL
                 LOG.log(System.Logger.Level.INFO, "background writer settings changed: bgwriter_delay = "
                         + bg.delayMillis() + "ms, bgwriter_lru_maxpages = " + bg.lruMaxPages() + ", bgwriter_lru_multiplier = "
                         + bg.lruMultiplier());
@@ -233,12 +225,10 @@ public final class BufferManagerComponent implements BufferManager {
         mbean = null;
         synchronized (this) {
             try {
-                bgwriter.close(); // its session drains its writes first
+                core.stopBackgroundWriter(); // its session drains its writes first
                 shutdownCheckpoint();
-                aio.close(); // fails, naming them, if sessions are still open
-                pool.close();
             } finally {
-                storage.close();
+                core.close(); // the AIO context fails, naming them, if sessions are still open
                 aio = null;
                 status = new MethodStatus(null, wanted, fallback, false, 0, "not active", lastSwap, lastFailure, swaps,
                         failures);

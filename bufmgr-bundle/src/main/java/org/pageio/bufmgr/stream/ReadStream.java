@@ -3,7 +3,7 @@ package org.pageio.bufmgr.stream;
 import java.io.IOException;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferAccessStrategy;
-import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.StreamingReads;
 import org.pageio.bufmgr.ReadBuffersOperation;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.Tablespace;
@@ -47,7 +47,7 @@ import org.pageio.posix.PosixException;
  * still in flight: a read whose handle says it is over, or whose completion the method has but has
  * not processed ({@link org.pageio.api.IoSession#readyCompletions()}), is not. While the consumer
  * waits for the oldest read, it waits for any completion instead
- * ({@link BufferSession#awaitReadProgress}), starts replacements for what completed first, then
+ * ({@link StreamingReads#awaitReadProgress}), starts replacements for what completed first, then
  * processes {@value #PROGRESS_CHUNK} completions, and again, until the oldest is over: the device
  * gets its next reads before the page checks of the last ones. Buffers still come out in order and
  * the pins stay within the look-ahead distance; the device has at most {@code max_ios} of the
@@ -128,7 +128,7 @@ public final class ReadStream implements AutoCloseable {
         long nextBlock(ReadStream stream);
     }
 
-    private final BufferSession session;
+    private final StreamingReads session;
     private final SmgrRelation rel;
     private final BlockCallback callback;
     private final int flags;
@@ -225,21 +225,21 @@ public final class ReadStream implements AutoCloseable {
         }
     }
 
-    /** Use {@link BufferSession#readStream}. */
-    public ReadStream(BufferSession session, SmgrRelation rel, BlockCallback callback, int flags,
+    /** A stream over {@code session}'s two-phase reads, with the pool's settings. */
+    public ReadStream(StreamingReads session, SmgrRelation rel, BlockCallback callback, int flags,
             BufferAccessStrategy strategy) {
         this(session, rel, callback, flags, strategy, Options.DEFAULT);
     }
 
     /** A stream with per-stream overrides of the pool's settings ({@link Options}). */
-    public ReadStream(BufferSession session, SmgrRelation rel, BlockCallback callback, int flags,
+    public ReadStream(StreamingReads session, SmgrRelation rel, BlockCallback callback, int flags,
             BufferAccessStrategy strategy, Options options) {
         this.session = session;
         this.rel = rel;
         this.callback = callback;
         this.flags = flags;
         this.strategy = strategy;
-        BufMgrSettings s = session.pool().settings();
+        BufMgrSettings s = session.settings();
         BufMgrSettings.Lookahead lookahead = options.lookahead() != null ? options.lookahead() : s.readStreamLookahead();
         this.pg19 = lookahead == BufMgrSettings.Lookahead.PG19;
         this.ioCombineLimit = options.ioCombineLimit() == Options.INHERIT ? s.effectiveIoCombineLimit()
@@ -263,9 +263,9 @@ public final class ReadStream implements AutoCloseable {
         this.maxPinned = Math.max(1, pins);
         // Direct I/O (the storage manager's O_DIRECT, or a method that bypasses the page cache on
         // its own) gets no kernel read-ahead and no use of advice.
-        boolean direct = s.directIo() || session.pool().method().bypassesPageCache();
+        boolean direct = s.directIo() || session.method().bypassesPageCache();
         this.direct = direct;
-        this.advise = session.pool().defersReads() && !direct && (flags & SEQUENTIAL) == 0;
+        this.advise = session.defersReads() && !direct && (flags & SEQUENTIAL) == 0;
         this.queueSize = maxPinned + 1;
         this.queue = new int[queueSize + ioCombineLimit - 1];
         this.data = new long[queueSize];
@@ -276,7 +276,7 @@ public final class ReadStream implements AutoCloseable {
         // no handle to spare beyond max_ios, a replacement would wait for (and reap) all of them.
         int handles = session.io().context().config().ioMaxConcurrency();
         int slots = Math.min(RETIRE_FACTOR * maxIos, handles);
-        this.retire = (flags & RETIRE_COMPLETED) != 0 && (flags & SEQUENTIAL) == 0 && !session.pool().defersReads()
+        this.retire = (flags & RETIRE_COMPLETED) != 0 && (flags & SEQUENTIAL) == 0 && !session.defersReads()
                 && slots > maxIos;
         this.ioSlots = retire ? slots : maxIos;
         this.ops = new ReadBuffersOperation[ioSlots];
@@ -333,7 +333,7 @@ public final class ReadStream implements AutoCloseable {
 
     /**
      * The next pinned buffer, or -1 at the end. The caller owns the pin: release it with
-     * {@link BufferSession#releaseBuffer}.
+     * {@link StreamingReads#releaseBuffer}.
      *
      * @throws IOException naming the relation, block and what failed, when a read fails
      */
@@ -593,7 +593,7 @@ public final class ReadStream implements AutoCloseable {
                 stats.fullDepthIos = stats.ios;
                 stats.fullDepthReturned = stats.returned;
             }
-            if (!op.readIssued() && !session.pool().defersReads()) {
+            if (!op.readIssued() && !session.defersReads()) {
                 // a read already in flight (ours or another session's), to be waited for, not
                 // repeated (io_method=sync defers every read to the wait, so nothing is adopted)
                 stats.adoptedBlocks++; // the head block; the rest of the run is read in the wait

@@ -19,9 +19,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
@@ -412,8 +412,8 @@ public final class Drill {
      */
     private Loaded prepareTable(StorageManager smgr, String name, TableShape shape, String indexColumn) throws IOException {
         IoMethod loader = methods.values().iterator().next();
-        try (AioContext aio = AioContext.create(loader, settings.aioConfig())) {
-            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
+        try (BufferManagerCore bufmgr = BufferManagerCore.on(smgr, settings, loader)) {
+            BufferPool pool = bufmgr.pool();
             try {
                 TableService tables = TableServices.over(pool);
                 TableInfo t = tables.tables().stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
@@ -593,32 +593,24 @@ public final class Drill {
      * switches it to O_DIRECT, and must not change how another method reads.
      */
     private final class Rig implements AutoCloseable {
+        /** The buffer manager as a user runs one: storage manager, AIO core, pool, stat_io. */
+        final BufferManagerCore bufmgr;
         final StorageManager smgr;
-        final AioContext aio;
-        final StatIo stats = new StatIo();
+        final StatIo stats;
         final BufferPool pool;
         final TableService tables;
 
         Rig(IoMethod m) throws IOException {
-            smgr = new StorageManager(opts.dataDir(), opts.segmentBlocks(), false);
-            AioContext a = null;
-            BufferPool p = null;
+            bufmgr = BufferManagerCore.open(opts.dataDir(), settings, m);
             try {
-                a = AioContext.create(m, settings.aioConfig());
-                p = new BufferPool(settings, smgr, a, stats);
-                tables = TableServices.over(p);
+                tables = TableServices.over(bufmgr.pool());
             } catch (IOException | RuntimeException | Error e) {
-                if (p != null) {
-                    p.close();
-                }
-                if (a != null) {
-                    a.close();
-                }
-                smgr.close();
+                bufmgr.close();
                 throw e;
             }
-            aio = a;
-            pool = p;
+            smgr = bufmgr.storage();
+            stats = bufmgr.stats();
+            pool = bufmgr.pool();
         }
 
         /**
@@ -639,15 +631,7 @@ public final class Drill {
 
         @Override
         public void close() {
-            try {
-                pool.close();
-            } finally {
-                try {
-                    aio.close();
-                } finally {
-                    smgr.close();
-                }
-            }
+            bufmgr.close();
         }
     }
 

@@ -16,13 +16,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.pageio.api.AioContext;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferAccessStrategy;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.bufmgr.stream.StreamStats;
 
@@ -82,13 +82,13 @@ class DirectBufferManagerTest {
         BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(1024).maxSessions(4);
         b.directIo = m.bypassesPageCache(); // what BufferManagerComponent does
         BufMgrSettings settings = b.build();
-        try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), settings.directIo());
-                AioContext aio = AioContext.create(m, settings.aioConfig())) {
-            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
+        try (BufferManagerCore core = BufferManagerCore.open(dir, settings, m)) {
+            StorageManager smgr = core.storage();
+            BufferPool pool = core.pool();
             SmgrRelation rel = smgr.open(loc);
             StreamStats stats;
             try (BufferSession s = pool.openSession("client");
-                    ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, BLOCKS),
+                    ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, BLOCKS),
                             ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD))) {
                 for (int blk = 0; blk < BLOCKS; blk++) {
                     int buf = stream.next();
@@ -128,9 +128,10 @@ class DirectBufferManagerTest {
         b.hugePages = huge;
         BufMgrSettings settings = b.build();
         int[] order = {50, 3, 77, 12, 95, 40, 8, 63}; // no block followed by the next: one read each
-        try (StorageManager smgr = new StorageManager(dir, settings.segmentBlocks(), true);
-                AioContext aio = AioContext.create(m, settings.aioConfig())) {
-            BufferPool pool = new BufferPool(settings, smgr, aio, new StatIo());
+        try (BufferManagerCore core = BufferManagerCore.open(dir, settings, m)) {
+            StorageManager smgr = core.storage();
+            AioContext aio = core.aio();
+            BufferPool pool = core.pool();
             assertEquals(registered, aio.registeredBuffers() != null);
             assertTrue(pool.hugePages().startsWith(huge == BufMgrSettings.HugePages.OFF ? "off: huge_pages = off"
                     : thpAllowed() ? "on: 2 MB of 2 MB" : "off: "), pool.hugePages());
@@ -144,7 +145,7 @@ class DirectBufferManagerTest {
                 }
             };
             try (BufferSession s = pool.openSession("client");
-                    ReadStream stream = s.readStream(rel, cb, ReadStream.USE_BATCHING, null)) {
+                    ReadStream stream = new ReadStream(s, rel, cb, ReadStream.USE_BATCHING, null)) {
                 for (int blk : order) {
                     int buf = stream.next();
                     assertEquals(blk * 1000 + 3, s.page(buf).get(ValueLayout.JAVA_INT_UNALIGNED, 4096), "block " + blk);

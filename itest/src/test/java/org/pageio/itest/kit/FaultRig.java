@@ -13,6 +13,7 @@ import org.pageio.api.AioContext;
 import org.pageio.api.AioHandleInfo;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
@@ -30,6 +31,7 @@ public final class FaultRig implements AutoCloseable {
 
     public final Path dir;
     public final FaultInjectingMethod method;
+    public final BufferManagerCore bufmgr;
     public final StorageManager smgr;
     public final AioContext aio;
     public final BufferPool pool;
@@ -37,9 +39,10 @@ public final class FaultRig implements AutoCloseable {
     public FaultRig(IoMethod delegate, FaultPlan plan, BufMgrSettings settings) throws IOException {
         dir = Files.createTempDirectory("pageio-fault-" + delegate.name() + "-");
         method = new FaultInjectingMethod(delegate, plan, 42);
-        smgr = new StorageManager(dir, settings.segmentBlocks(), false);
-        aio = AioContext.create(method, settings.aioConfig());
-        pool = new BufferPool(settings, smgr, aio, new StatIo());
+        bufmgr = BufferManagerCore.open(dir, settings, method);
+        smgr = bufmgr.storage();
+        aio = bufmgr.aio();
+        pool = bufmgr.pool();
     }
 
     public static BufMgrSettings.Builder small() {
@@ -72,9 +75,7 @@ public final class FaultRig implements AutoCloseable {
     @Override
     public void close() throws IOException {
         try {
-            pool.close();
-            aio.close();
-            smgr.close();
+            bufmgr.close();
             method.close();
         } finally {
             try (Stream<Path> s = Files.walk(dir)) {

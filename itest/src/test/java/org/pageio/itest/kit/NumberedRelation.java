@@ -45,7 +45,7 @@ public final class NumberedRelation {
     public static void streamAndCheck(BufferManager bufmgr, SmgrRelation rel, int blocks) throws IOException {
         long relNumber = rel.locator().relNumber();
         try (BufferSession s = bufmgr.openSession("client");
-                ReadStream stream = s.readStream(rel, ReadStream.blockRange(0, blocks), 0, null)) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, blocks), 0, null)) {
             for (int b = 0; b < blocks; b++) {
                 int buf = stream.next();
                 assertEquals(relNumber * 1000 + b, s.page(buf).get(ValueLayout.JAVA_LONG, NUMBER_OFFSET));

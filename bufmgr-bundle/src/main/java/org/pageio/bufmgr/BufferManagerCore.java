@@ -1,0 +1,150 @@
+package org.pageio.bufmgr;
+
+import java.nio.file.Path;
+import org.pageio.api.AioContext;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+
+/**
+ * The buffer manager's parts, built in one place and closed in one place: the storage manager
+ * under a data directory, the AIO context on an I/O method, the shared buffer pool and its
+ * {@code stat_io} counters. The OSGi component builds its service on one; the drill and the
+ * benchmarks open one directly, so that they measure the pool a user runs.
+ *
+ * <p>It owns what it built: {@link #close} closes the AIO context (which refuses while sessions
+ * are open, naming them), then the pool, then the storage manager. The I/O method is not owned:
+ * its bundle (or whoever created it) stops it. Thread-safe as its parts are; close once, after
+ * every session closed.
+ */
+public final class BufferManagerCore implements BufferManager, AutoCloseable {
+
+    private final StorageManager storage;
+    /** Whether {@link #close} closes {@link #storage} (it was opened here). */
+    private final boolean ownsStorage;
+    private final AioContext aio;
+    private final BufferPool pool;
+    /** The background writer, or null when none runs. Guarded by this. */
+    private BackgroundWriter bgwriter;
+
+    private BufferManagerCore(StorageManager storage, boolean ownsStorage, AioContext aio, BufferPool pool) {
+        this.storage = storage;
+        this.ownsStorage = ownsStorage;
+        this.aio = aio;
+        this.pool = pool;
+    }
+
+    /**
+     * Opens the storage manager under {@code dataDir} (relation files with O_DIRECT when
+     * {@link BufMgrSettings#directIo}), an AIO context on {@code method} sized by the settings, and a
+     * pool of {@code shared_buffers} on them. What was built is closed again if a later part fails.
+     *
+     * @throws IllegalStateException when the method is not available or the pool's memory cannot be mapped,
+     *         with the reason
+     */
+    public static BufferManagerCore open(Path dataDir, BufMgrSettings settings, IoMethod method) {
+        StorageManager storage = new StorageManager(dataDir, settings.segmentBlocks(), settings.directIo());
+        try {
+            return assemble(storage, true, settings, method);
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
+    }
+
+    /**
+     * As {@link #open}, on a storage manager the caller owns and keeps open (several pools over the
+     * same files, as the loader's tests compare sinks); {@link #close} leaves it open.
+     */
+    public static BufferManagerCore on(StorageManager storage, BufMgrSettings settings, IoMethod method) {
+        return assemble(storage, false, settings, method);
+    }
+
+    private static BufferManagerCore assemble(StorageManager storage, boolean owns, BufMgrSettings settings,
+            IoMethod method) {
+        AioContext aio = AioContext.create(method, settings.aioConfig());
+        try {
+            return new BufferManagerCore(storage, owns, aio, new BufferPool(settings, storage, aio, new StatIo()));
+        } catch (RuntimeException e) {
+            aio.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public BufferPool pool() {
+        return pool;
+    }
+
+    @Override
+    public StorageManager storage() {
+        return storage;
+    }
+
+    @Override
+    public BufMgrSettings settings() {
+        return pool.settings();
+    }
+
+    /** The AIO context the pool reads and writes through (its method can be swapped live). */
+    public AioContext aio() {
+        return aio;
+    }
+
+    /** The pool's {@code stat_io} counters. */
+    public StatIo stats() {
+        return pool.stats();
+    }
+
+    /** The method bound now; no fallback, no swaps but those made on {@link #aio} by the caller. */
+    @Override
+    public MethodStatus methodStatus() {
+        boolean bound = aio.methodBound();
+        String m = bound ? aio.method().name() : null;
+        return new MethodStatus(m, m, "", false, aio.methodEpoch(), bound ? null : aio.gateClosedReason(), null, null,
+                0, 0);
+    }
+
+    /**
+     * Starts the background writer with {@code settings}, or replaces the running one when its
+     * settings differ (its session drains its writes first): {@code bgwriter_*} apply live, as a
+     * reload applies them in PostgreSQL. Returns whether a writer was started. No writer runs until
+     * this is called (the drill and the benchmarks run without one).
+     */
+    public synchronized boolean startBackgroundWriter(BgWriterSettings settings) {
+        if (bgwriter != null) {
+            if (bgwriter.settings().equals(settings)) {
+                return false;
+            }
+            bgwriter.close();
+        }
+        bgwriter = new BackgroundWriter(pool, settings);
+        return true;
+    }
+
+    /** Stops the background writer, if one runs; it drains its writes first. */
+    public synchronized void stopBackgroundWriter() {
+        if (bgwriter != null) {
+            bgwriter.close();
+            bgwriter = null;
+        }
+    }
+
+    /**
+     * Stops the background writer, closes the AIO context (it refuses, naming them, while sessions are open: then the pool's
+     * memory stays mapped for them), then frees the pool's memory; the storage manager is closed in
+     * any case.
+     */
+    @Override
+    public void close() {
+        try {
+            stopBackgroundWriter();
+            aio.close();
+            pool.close();
+        } finally {
+            if (ownsStorage) {
+                storage.close();
+            }
+        }
+    }
+}
