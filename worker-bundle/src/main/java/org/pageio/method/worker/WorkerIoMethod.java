@@ -58,47 +58,6 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         start(new WorkerPool(settings));
     }
 
-    /**
-     * Outside a container, for benchmarks: as {@link #WorkerIoMethod(WorkerSettings)}, with
-     * PostgreSQL's wake-up rules exactly when {@code postgresWakeRule} (pageio's otherwise; README,
-     * "Where the hand-off cost goes"), so that both can be compared in one run.
-     */
-    public WorkerIoMethod(WorkerSettings settings, boolean postgresWakeRule) {
-        start(new WorkerPool(settings, postgresWakeRule));
-    }
-
-    /**
-     * Outside a container, for benchmarks: as {@link #WorkerIoMethod(WorkerSettings, boolean)}, and
-     * one worker at a time polls the empty queue for {@code workerSpinMicros} before it sleeps
-     * (0: never; the default comes from {@code -Dpageio.worker.spinMicros}, 0).
-     */
-    public WorkerIoMethod(WorkerSettings settings, boolean postgresWakeRule, long workerSpinMicros) {
-        start(new WorkerPool(settings, postgresWakeRule, TimeUnit.MICROSECONDS.toNanos(workerSpinMicros)));
-    }
-
-    /**
-     * For benchmarks and tests: the CPU cap, how many workers awake on short I/Os are enough
-     * before nobody else is woken (README, "The CPU cap"; default one fewer than the CPUs, at
-     * least 1; 0: PostgreSQL's wake-up rules exactly).
-     */
-    public void setCpuCap(int cap) {
-        WorkerPool p = pool;
-        if (p != null) {
-            p.cpuCap = Math.max(0, cap);
-        }
-    }
-
-    /**
-     * For benchmarks and tests: whether an issuer that must wait for a handle a worker holds
-     * executes its own newest queued handle meanwhile (README, "The issuer helps"; on by default).
-     */
-    public void setIssuerHelps(boolean helps) {
-        WorkerPool p = pool;
-        if (p != null) {
-            p.issuerHelps = helps;
-        }
-    }
-
     @Activate
     synchronized void activate(WorkerConfig config) {
         WorkerSettings s;

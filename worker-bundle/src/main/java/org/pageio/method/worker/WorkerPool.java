@@ -62,21 +62,19 @@ final class WorkerPool {
     /**
      * How long one worker at a time polls the queue before it goes idle, and how long a waiter
      * polls its handle before it sleeps: a hand-off within that time costs no futex wake-up and
-     * no context switch. Off (0) by default: on the busy 2-vCPU machine, 20 µs of each made
-     * {@code WorkerScanBench} slower in every case measured (README). The system properties exist
-     * to measure them on a quiet machine only.
+     * no context switch. Off (0): on a busy machine with few CPUs the polling costs more than it
+     * saves.
      */
-    static final long WORKER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.spinMicros", 0));
-    static final long WAITER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.waitSpinMicros", 0));
+    static final long WORKER_SPIN_NANOS = 0;
+    static final long WAITER_SPIN_NANOS = 0;
 
     private static final System.Logger LOG = System.getLogger(WorkerIoMethod.PID);
 
     /**
-     * Whether the hand-off counters ({@link HandOffStats}) count: off unless the system property
-     * {@code pageio.worker.countHandOffs} is true (a static final, so the JIT drops the counting
-     * code when off). For measuring where the hand-off cost goes (README); atomic adds when on.
+     * Whether the hand-off event counters ({@link HandOffStats}) count: off (a static final, so
+     * the JIT drops the counting code). Turning it on means editing this constant; atomic adds when on.
      */
-    static final boolean COUNT_HANDOFFS = Boolean.getBoolean("pageio.worker.countHandOffs");
+    static final boolean COUNT_HANDOFFS = false;
     static final int HO_BATCHES = 0;
     static final int HO_SUBMIT_WAKES = 1;
     static final int HO_CHAIN_WAKES = 2;
@@ -208,19 +206,15 @@ final class WorkerPool {
      */
     volatile boolean takeBackEnabled = true;
     /**
-     * The CPU cap (pageio's; README, "The CPU cap"): while this many workers are awake on short
+     * The CPU cap (pageio's): while this many workers are awake on short
      * I/Os (copies from the page cache: {@link #awakeSoonLocked}), nobody else is woken, and the
      * issuer may take back its queued handles although workers are idle. 0: off (PostgreSQL's
-     * wake-up rules exactly). Default {@link #DEFAULT_CPU_CAP}. Volatile: benchmarks and tests
-     * change it; read under the queue lock and once per submitted batch.
+     * wake-up rules exactly; tests). Default {@link #DEFAULT_CPU_CAP}. Volatile: tests change it;
+     * read under the queue lock and once per submitted batch.
      */
     volatile int cpuCap = DEFAULT_CPU_CAP;
-    /**
-     * One CPU fewer than the JVM may use (the other runs the issuer), at least 1;
-     * {@code -Dpageio.worker.cpuCap=n} overrides it (0: off).
-     */
-    static final int DEFAULT_CPU_CAP = Integer.getInteger("pageio.worker.cpuCap",
-            Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
+    /** One CPU fewer than the JVM may use (the other runs the issuer), at least 1. */
+    static final int DEFAULT_CPU_CAP = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
     /**
      * {@link System#nanoTime} of the last time handles were left queued with nobody woken for them
      * (the CPU cap or the wake-up rule counted awake workers as taking them soon, a polling worker
@@ -245,8 +239,8 @@ final class WorkerPool {
     static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How long after the last held-back wake-up the supervisor keeps checking. */
     static final long HELD_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** Whether a waiting issuer executes its newest queued handle ({@link #helpNewest}). */
-    volatile boolean issuerHelps = Boolean.parseBoolean(System.getProperty("pageio.worker.issuerHelps", "true"));
+    /** Whether a waiting issuer executes its newest queued handle ({@link #helpNewest}). On; tests switch it off. */
+    volatile boolean issuerHelps = true;
     /**
      * The id of the one worker polling the queue before it goes idle, or -1. Claimed by CAS, given
      * up with a volatile store before that worker takes the queue lock again; submitters read it
@@ -266,37 +260,14 @@ final class WorkerPool {
 
     private final Thread supervisor;
     /**
-     * PostgreSQL's wake-up rules exactly (a submitter wakes the lowest idle worker for every batch;
-     * a worker that dequeued wakes the lowest idle one above itself whenever more is queued; take
-     * back only with no worker idle) instead of pageio's (wake only when more is queued than the
-     * awake workers take next; README, "Where the hand-off cost goes"). For comparing the two in
-     * one run ({@code WorkerScanBench}). The default: pageio's rule saved no CPU on a warm scan and
-     * cost more on a cold one on a quiet machine (README); {@code -Dpageio.worker.wakeRule=pageio}
-     * selects it.
-     */
-    final boolean pgWakeRule;
-
-    WorkerPool(WorkerSettings settings) {
-        this(settings, !"pageio".equals(System.getProperty("pageio.worker.wakeRule")));
-    }
-
-    /** How long a worker polls the queue before it sleeps (one at a time); 0: off. */
-    final long workerSpinNanos;
-    /**
      * How long a worker may be inside one I/O and still count as taking the next queued handle
      * soon ({@link #awakeSoonLocked}): 50 µs, about twice a 128 KiB read from the page cache with
-     * its checksums on this machine, a fraction of a read from a device. Tests change it.
+     * its checksums, a fraction of a read from a device. Tests change it.
      */
     volatile long busyNanos = BUSY_NANOS;
-    static final long BUSY_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("pageio.worker.busyMicros", 50));
+    static final long BUSY_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
-    WorkerPool(WorkerSettings settings, boolean postgresWakeRule) {
-        this(settings, postgresWakeRule, WORKER_SPIN_NANOS);
-    }
-
-    WorkerPool(WorkerSettings settings, boolean postgresWakeRule, long workerSpinNanos) {
-        this.pgWakeRule = postgresWakeRule;
-        this.workerSpinNanos = workerSpinNanos;
+    WorkerPool(WorkerSettings settings) {
         this.settings = settings;
         this.supervisor = new Thread(this::supervise, "pageio io worker supervisor");
         this.supervisor.setDaemon(true);
@@ -386,17 +357,17 @@ final class WorkerPool {
      * The issuer is about to sleep on its own handle {@code h} of {@code generation}, which may
      * still be queued. If the pool is behind — at least two handles queued, no worker polling the
      * queue, and no worker idle unless the pool's I/Os are short ({@link #shortIosLocked}; with
-     * {@link #pgWakeRule}: no worker idle) — and {@code h} is one of the queued, it is taken out of
+     * the CPU cap off: no worker idle) — and {@code h} is one of the queued, it is taken out of
      * the queue and the caller executes it itself: it would otherwise sleep for at least the I/O's
-     * time plus two wake-ups (README, "Waiting and polling").
-     * A lone queued handle is never taken back: if no worker is idle an awake one takes it next;
-     * with pageio's wake-up rule, which leaves a lone handle to a worker that is still busy, the
-     * lowest idle worker is woken for it now (the issuer needs it: the busy worker may be in a long
-     * system call). Order of the rest of the queue is kept. Returns whether the caller now owns the
+     * time plus two wake-ups. A lone queued handle is never taken back: if no worker is idle an
+     * awake one takes it next; if the CPU cap left it to a worker that is now no longer counted as
+     * taking it soon (the worker may be in a long system call), the lowest idle worker is woken for
+     * it now. Order of the rest of the queue is kept. Returns whether the caller now owns the
      * handle's execution. Issuer thread.
      */
     boolean takeBack(IoHandle h, long generation) {
-        boolean pgTake = pgWakeRule && cpuCap == 0; // with the cap: idle workers do not forbid it
+        int cap = cpuCap;
+        boolean pgTake = cap == 0; // with the cap: idle workers do not forbid it
         if ((int) SPINNER.getVolatile(this) >= 0 || !accepting()
                 || (pgTake && (!takeBackEnabled || (long) IDLE.getAcquire(this) != 0))) {
             return false; // a worker will be there soon (or stop drains the queue)
@@ -417,7 +388,7 @@ final class WorkerPool {
                     return false; // cannot happen: a queued handle is SUBMITTED with its generation
                 }
                 if (depthLocked() < 2 || !takeBackEnabled || ((long) IDLE.get(this) != 0 && !shortIosLocked())) {
-                    if (!pgTake && woken == 0 && (cpuCap == 0 || awakeSoonLocked(System.nanoTime()) < cpuCap)) {
+                    if (!pgTake && woken == 0 && awakeSoonLocked(System.nanoTime()) < cap) {
                         // nobody is on the way: wake one (-1 if none is idle: an awake one takes it next)
                         kick = chooseIdleLocked(-1);
                     }
@@ -450,8 +421,7 @@ final class WorkerPool {
      * on a core that would otherwise idle or wake a sleeping worker. The oldest handles stay for
      * the workers, so a worker woken for them still finds them. Null when there is nothing to
      * help with. Never {@code awaited} itself: whether the issuer executes the handle it waits for
-     * is {@link #takeBack}'s rule. Issuer thread. pageio's ({@code -Dpageio.worker.issuerHelps=false}
-     * turns it off).
+     * is {@link #takeBack}'s rule. Issuer thread. pageio's, not PostgreSQL's.
      */
     IoHandle helpNewest(org.pageio.api.IoSession session, IoHandle awaited) {
         if (!issuerHelps || (int) SPINNER.getVolatile(this) >= 0 || !accepting()) {
@@ -478,15 +448,15 @@ final class WorkerPool {
 
     /**
      * Worker {@code id} found the queue empty: if no other worker is polling, polls it for
-     * {@link #workerSpinNanos} without the lock. Returns whether something arrived (the caller
+     * {@link #WORKER_SPIN_NANOS} without the lock. Returns whether something arrived (the caller
      * then dequeues under the lock as usual). Gives the poller role up before returning.
      */
     boolean pollQueue(int id) {
-        if (workerSpinNanos <= 0 || !SPINNER.compareAndSet(this, -1, id)) {
+        if (WORKER_SPIN_NANOS <= 0 || !SPINNER.compareAndSet(this, -1, id)) {
             return false;
         }
         try {
-            long deadline = System.nanoTime() + workerSpinNanos;
+            long deadline = System.nanoTime() + WORKER_SPIN_NANOS;
             do {
                 if ((int) HEAD.getAcquire(this) != (int) TAIL.getAcquire(this) || stopping) {
                     return true;
@@ -620,9 +590,9 @@ final class WorkerPool {
 
     /**
      * Whether {@code depth} queued handles need another worker woken, {@code now} being
-     * {@link System#nanoTime}: with PostgreSQL's rule ({@link #pgWakeRule}) whenever anything is
-     * queued; with pageio's, only when more is queued than the awake workers will take soon (see
-     * {@link #awakeSoonLocked}). An awake worker always looks at the queue under the lock before it
+     * {@link System#nanoTime}: PostgreSQL's rule, whenever anything is queued, unless the CPU cap's
+     * count of workers that will take it soon is reached ({@link #awakeSoonLocked}); then the
+     * hold-back is noted for the supervisor's watch. An awake worker always looks at the queue under the lock before it
      * sleeps, so a handle left to it is never stranded; it only waits until that worker's current
      * I/O is done. Queue lock held.
      */
@@ -631,11 +601,10 @@ final class WorkerPool {
             return false;
         }
         int cap = cpuCap;
-        if (pgWakeRule && cap == 0) {
+        if (cap == 0) {
             return true;
         }
-        int soon = awakeSoonLocked(now);
-        if ((cap != 0 && soon >= cap) || (!pgWakeRule && depth <= soon)) {
+        if (awakeSoonLocked(now) >= cap) {
             holdWakeLocked(now);
             return false;
         }
