@@ -62,9 +62,9 @@ import org.pageio.table.HeapPage;
  *       is where the worker method wins in PostgreSQL (the article's 995 ms → 529 ms).</li>
  *   <li>{@code cache=warm}: the file is in the OS page cache (proven with mincore before each
  *       scan: ≥ 99% resident) but not in shared buffers (a 512 MiB relation through a bulk-read
- *       ring of 2 MiB). Target: worker ≥ 1.5× sync. {@code cache=cold}: before each scan the
+ *       ring of 2 MiB). {@code cache=cold}: before each scan the
  *       file is flushed and dropped ({@code fdatasync}, {@code POSIX_FADV_DONTNEED}) and mincore
- *       must say 0 pages resident. Target: worker ≥ 1× sync.</li>
+ *       must say 0 pages resident.</li>
  * </ul>
  *
  * One operation of {@code paired} is one scan with each method, the order alternating between
@@ -94,7 +94,7 @@ public class WorkerScanBench {
         @Param({"warm", "cold"})
         public String cache;
 
-        /** Relation size; at least 512 MiB, as the issue asks. */
+        /** Relation size in MiB, much larger than {@code sharedBuffersMiB}. */
         @Param("512")
         public int fileMiB;
 
