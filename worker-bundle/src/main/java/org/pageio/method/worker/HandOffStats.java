@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Hand-off counters of the pool since activation, for measuring where the cost of handing an I/O
  * to a worker goes. The event counters count only when the pool is built with its counting
- * constant on ({@code WorkerPool.COUNT_HANDOFFS}, off by default; {@code counting}); the I/O
+ * constant on ({@code PoolCounters.COUNT_HANDOFFS}, off by default; {@code counting}); the I/O
  * counts always. Read without locks; immutable.
  *
  * @param counting        whether the event counters below were on

@@ -187,17 +187,17 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             return; // never started: nothing was queued, submit ran everything inline
         }
         if (Thread.currentThread() == handle.session().owner()) {
-            if (p.takeBack(handle, generation)) {
+            if (p.issuers.takeBack(handle, generation)) {
                 handle.performSynchronously(handle.session().callState());
-                p.wakeWaiters(handle);
+                p.waiters.wakeWaiters(handle);
                 return;
             }
-            for (IoHandle x; !p.done(handle, generation) && (x = p.helpNewest(handle.session(), handle)) != null; ) {
+            for (IoHandle x; !HandleWaiters.done(handle, generation) && (x = p.issuers.helpNewest(handle.session(), handle)) != null; ) {
                 x.performSynchronously(handle.session().callState());
-                p.wakeWaiters(x);
+                p.waiters.wakeWaiters(x);
             }
         }
-        p.awaitDone(handle, generation);
+        p.waiters.awaitDone(handle, generation);
     }
 
     // ------------------------------------------------------------------ views
@@ -212,7 +212,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
     /** The hand-off counters (see {@link HandOffStats}); all zero before activation. */
     public HandOffStats handOffStats() {
         WorkerPool p = pool;
-        return p == null ? new HandOffStats(WorkerPool.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return p == null ? new HandOffStats(PoolCounters.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
                 : p.handOffStats();
     }
 

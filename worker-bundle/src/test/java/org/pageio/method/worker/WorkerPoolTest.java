@@ -234,8 +234,8 @@ class WorkerPoolTest {
         start(WorkerSettings.of(2, 8, 60_000, interval));
         // PostgreSQL's rule alone: with take-back (or help) the four issuers absorb part of the
         // backlog themselves, the queue runs shallow and growth took over 10 s in one CI run.
-        method.pool().takeBackEnabled = false;
-        method.pool().issuerHelps = false;
+        method.pool().issuers.takeBackEnabled = false;
+        method.pool().issuers.issuerHelps = false;
         SlowCallback slow = new SlowCallback(2);
         try (Backlog b = new Backlog(4, slow)) {
             await("the pool grows to io_max_workers = 8", () -> method.stats().workersAlive() == 8);
@@ -334,16 +334,17 @@ class WorkerPoolTest {
     @Test
     void chooseIdleTakesTheLowestAndOnlyAboveTheCaller() {
         WorkerPool p = new WorkerPool(WorkerSettings.DEFAULTS); // not started: no threads
-        p.lockQueue();
+        SubmissionQueue q = p.queue;
+        q.lock();
         try {
-            p.setIdleLocked((1L << 1) | (1L << 3) | (1L << 6));
-            assertEquals(1, p.chooseIdleLocked(-1));
-            assertEquals(6, p.chooseIdleLocked(3));
-            assertEquals(-1, p.chooseIdleLocked(3));
-            assertEquals(3, p.chooseIdleLocked(-1));
-            assertEquals(-1, p.chooseIdleLocked(-1));
+            q.setIdleLocked((1L << 1) | (1L << 3) | (1L << 6));
+            assertEquals(1, q.chooseIdleLocked(-1));
+            assertEquals(6, q.chooseIdleLocked(3));
+            assertEquals(-1, q.chooseIdleLocked(3));
+            assertEquals(3, q.chooseIdleLocked(-1));
+            assertEquals(-1, q.chooseIdleLocked(-1));
         } finally {
-            p.unlockQueue();
+            q.unlock();
         }
     }
 
@@ -520,7 +521,7 @@ class WorkerPoolTest {
      */
     private void assertIssuerHelps(boolean helps) throws Exception {
         start(WorkerSettings.of(1, 1, 60_000, 100_000));
-        method.pool().issuerHelps = helps;
+        method.pool().issuers.issuerHelps = helps;
         await("1 idle worker", () -> method.stats().workersIdle() == 1);
         GateCallback notes = new GateCallback(); // records the thread; never blocks the issuer
         notes.gate.countDown();
@@ -598,8 +599,8 @@ class WorkerPoolTest {
      */
     private void assertCpuCap(int cap) throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.pool().cpuCap = cap;
-        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
+        method.pool().wakeUpRule.cpuCap = cap;
+        method.pool().wakeUpRule.busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("cap");
@@ -636,8 +637,8 @@ class WorkerPoolTest {
     @Test
     void withTheCpuCapAReadBehindAWorkerThatStallsGoesToAnIdleWorkerWithoutAWaiter() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.pool().cpuCap = 1;
-        method.pool().busyNanos = TimeUnit.MILLISECONDS.toNanos(20);
+        method.pool().wakeUpRule.cpuCap = 1;
+        method.pool().wakeUpRule.busyNanos = TimeUnit.MILLISECONDS.toNanos(20);
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("stall");
@@ -667,7 +668,7 @@ class WorkerPoolTest {
     @Test
     void aWorkerInsideOneIoForLongDoesNotCountAsAwakeAndTheNextHandleWakesAnother() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.pool().cpuCap = 1;
+        method.pool().wakeUpRule.cpuCap = 1;
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("long");
