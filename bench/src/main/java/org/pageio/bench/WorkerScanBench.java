@@ -62,9 +62,9 @@ import org.pageio.table.HeapPage;
  *       is where the worker method wins in PostgreSQL (the article's 995 ms → 529 ms).</li>
  *   <li>{@code cache=warm}: the file is in the OS page cache (proven with mincore before each
  *       scan: ≥ 99% resident) but not in shared buffers (a 512 MiB relation through a bulk-read
- *       ring of 2 MiB). Target: worker ≥ 1.5× sync. {@code cache=cold}: before each scan the
+ *       ring of 2 MiB). {@code cache=cold}: before each scan the
  *       file is flushed and dropped ({@code fdatasync}, {@code POSIX_FADV_DONTNEED}) and mincore
- *       must say 0 pages resident. Target: worker ≥ 1× sync.</li>
+ *       must say 0 pages resident.</li>
  * </ul>
  *
  * One operation of {@code paired} is one scan with each method, the order alternating between
@@ -94,7 +94,7 @@ public class WorkerScanBench {
         @Param({"warm", "cold"})
         public String cache;
 
-        /** Relation size; at least 512 MiB, as the issue asks. */
+        /** Relation size in MiB, much larger than {@code sharedBuffersMiB}. */
         @Param("512")
         public int fileMiB;
 
@@ -105,23 +105,6 @@ public class WorkerScanBench {
         /** io_max_workers (io_min_workers = min(2, this)); PostgreSQL's default is 8. */
         @Param("8")
         public int maxWorkers;
-
-        /**
-         * More worker scans in each {@code paired} operation, to compare variants in one run:
-         * {@code pageio} (pageio's wake-up rule instead of PostgreSQL's, the default: worker-bundle's
-         * README, "Where the hand-off cost goes"), {@code spin} (one worker polls the
-         * empty queue for {@code spinMicros} before it sleeps), {@code all} (both), {@code nohelp}
-         * (a waiting issuer does not execute its newest queued handle: worker-bundle's README, "The
-         * issuer helps"), {@code nocap} (no CPU cap: PostgreSQL's wake-ups exactly; README, "The
-         * CPU cap"); {@code none}:
-         * sync and worker only.
-         */
-        @Param("none")
-        public String compare;
-
-        /** The polling time of the {@code spin} variant, in µs. */
-        @Param("20")
-        public long spinMicros;
 
         Path dir;
         StorageManager smgr;
@@ -135,11 +118,7 @@ public class WorkerScanBench {
         long scans;
         final Tally syncTally = new Tally("sync");
         final Tally workerTally = new Tally("worker");
-        Tally altTally = new Tally("worker, pageio's wake-up rule");
-        final Tally spinTally = new Tally("worker, polling");
-        Scan workerAlt;
-        Scan workerSpin;
-        /** The scans of one paired operation: sync, worker, then the variants. */
+        /** The scans of one paired operation: sync and worker. */
         Scan[] scanList;
         /**
          * The orders of the scans, one per operation in turn: every permutation, so that each scan
@@ -163,35 +142,13 @@ public class WorkerScanBench {
             WorkerSettings ws = WorkerSettings.of(Math.min(2, maxWorkers), maxWorkers,
                     WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS, WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS);
             worker = new Scan(this, s, new WorkerIoMethod(ws));
-            if (compare.equals("pageio") || compare.equals("all")) {
-                workerAlt = new Scan(this, s, new WorkerIoMethod(ws, false, 0));
-            } else if (compare.equals("nohelp")) {
-                WorkerIoMethod m = new WorkerIoMethod(ws);
-                m.setIssuerHelps(false);
-                workerAlt = new Scan(this, s, m);
-                altTally = new Tally("worker, issuer does not help");
-            } else if (compare.equals("nocap")) {
-                WorkerIoMethod m = new WorkerIoMethod(ws);
-                m.setCpuCap(0);
-                workerAlt = new Scan(this, s, m);
-                altTally = new Tally("worker, no CPU cap");
-            }
-            if (compare.equals("spin") || compare.equals("all")) {
-                workerSpin = new Scan(this, s, new WorkerIoMethod(ws, true, spinMicros));
-            }
-            scanList = java.util.stream.Stream.of(sync, worker, workerAlt, workerSpin).filter(java.util.Objects::nonNull)
-                    .toArray(Scan[]::new);
+            scanList = new Scan[] {sync, worker};
             java.util.List<int[]> perms = new java.util.ArrayList<>();
             permute(new int[scanList.length], 0, new boolean[scanList.length], perms);
             orders = perms.toArray(int[][]::new);
             // one scan each before anything is measured: JIT, and the file in the page cache
             sync.scan();
             worker.scan();
-            for (Scan x : new Scan[] {workerAlt, workerSpin}) {
-                if (x != null) {
-                    x.scan();
-                }
-            }
         }
 
         @TearDown(Level.Trial)
@@ -202,21 +159,8 @@ public class WorkerScanBench {
                         cache, maxWorkers, scans, fileMiB, syncTally.ms / scans, workerTally.ms / scans,
                         syncTally.ms / workerTally.ms, syncTally.issuerCpuMs / scans, workerTally.issuerCpuMs / scans,
                         workerTally.poolCpuMs / scans);
-                for (Tally x : new Tally[] {workerAlt == null ? null : altTally, workerSpin == null ? null : spinTally}) {
-                    if (x != null) {
-                        System.out.printf(Locale.ROOT, "[%s, io_max_workers %d] %s: %.1f ms, speed %.2fx sync;"
-                                + " CPU per scan: issuer %.1f ms + I/O workers %.1f ms%n", cache, maxWorkers, x.name,
-                                x.ms / scans, syncTally.ms / x.ms, x.issuerCpuMs / scans, x.poolCpuMs / scans);
-                    }
-                }
                 System.out.println(syncTally.perIo());
                 System.out.println(workerTally.perIo());
-                if (workerAlt != null) {
-                    System.out.println(altTally.perIo());
-                }
-                if (workerSpin != null) {
-                    System.out.println(spinTally.perIo());
-                }
                 System.out.println("[load average] " + loadAverage() + "; file read back into the page cache "
                         + rewarmed + " times");
             }
@@ -224,11 +168,6 @@ public class WorkerScanBench {
             System.out.println("[worker stat_io] " + worker.statLine());
             sync.close();
             worker.close();
-            for (Scan x : new Scan[] {workerAlt, workerSpin}) {
-                if (x != null) {
-                    x.close();
-                }
-            }
             rel.unlink();
             smgr.close();
             try (Stream<Path> files = Files.walk(dir)) {
@@ -387,8 +326,7 @@ public class WorkerScanBench {
         long rows = 0;
         for (int k = 0; k < n; k++) {
             Scan scan = scans[order[k]];
-            Tally tally = scan == d.sync ? d.syncTally : scan == d.worker ? d.workerTally
-                    : scan == d.workerAlt ? d.altTally : d.spinTally;
+            Tally tally = scan == d.sync ? d.syncTally : d.workerTally;
             d.prepare();
             tally.begin(d, scan);
             long cpu0 = d.mx.getCurrentThreadCpuTime();

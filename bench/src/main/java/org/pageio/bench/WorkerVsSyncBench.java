@@ -47,10 +47,9 @@ import org.pageio.posix.Residency;
  *
  * <ul>
  *   <li>{@code cache=warm}: the file is in the OS page cache (read once, then checked with
- *       {@link Posix#residency}). Target: worker at least 1.5× as fast as sync.</li>
+ *       {@link Posix#residency}).</li>
  *   <li>{@code cache=cold}: before every pass, {@code fdatasync} then
- *       {@code posix_fadvise(DONTNEED)}, and residency checked to be below 1%. Target: worker not
- *       slower than sync.</li>
+ *       {@code posix_fadvise(DONTNEED)}, and residency checked to be below 1%.</li>
  * </ul>
  *
  * Two benchmarks:
@@ -81,7 +80,7 @@ public class WorkerVsSyncBench {
         @Param({"warm", "cold"})
         public String cache;
 
-        /** File size: at least 512 MiB, as the issue asks. */
+        /** File size in MiB. */
         @Param("512")
         public int fileMiB;
 

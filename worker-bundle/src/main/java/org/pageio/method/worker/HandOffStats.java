@@ -4,9 +4,9 @@ import java.util.Locale;
 
 /**
  * Hand-off counters of the pool since activation, for measuring where the cost of handing an I/O
- * to a worker goes (README, "Where the hand-off cost goes"). The event counters count only when
- * the JVM runs with {@code -Dpageio.worker.countHandOffs=true} ({@code counting}); the I/O counts
- * always. Read without locks; immutable.
+ * to a worker goes. The event counters count only when the pool is built with its counting
+ * constant on ({@code PoolCounters.COUNT_HANDOFFS}, off by default; {@code counting}); the I/O
+ * counts always. Read without locks; immutable.
  *
  * @param counting        whether the event counters below were on
  * @param workerIos       I/Os executed by workers
@@ -23,7 +23,7 @@ import java.util.Locale;
  * @param waiterSleeps    parks of those waiters (one per sleep, re-checks included)
  * @param waiterUnparks   waiters unparked by the thread that completed their handle
  * @param waiterKicks     idle workers woken by an issuer about to wait on its lone queued handle
- * @param supervisorWakes idle workers woken by the supervisor's CPU-cap check (README, "The CPU cap")
+ * @param supervisorWakes idle workers woken by the supervisor's CPU-cap check (the CPU cap)
  */
 public record HandOffStats(boolean counting, long workerIos, long takenBack, long inline, long batches,
         long submitWakes, long chainWakes, long workerParks, long wakeupsForWork, long futileWakeups, long waits,
@@ -50,7 +50,7 @@ public record HandOffStats(boolean counting, long workerIos, long takenBack, lon
         String io = String.format(Locale.ROOT, "%d I/Os: %.1f%% in workers, %.1f%% taken back, %.1f%% inline",
                 ios(), 100.0 * workerIos / n, 100.0 * takenBack / n, 100.0 * inline / n);
         if (!counting) {
-            return io + " (event counters off: -Dpageio.worker.countHandOffs=true)";
+            return io + " (event counters off)";
         }
         return io + String.format(Locale.ROOT, "; per I/O: batches %.3f, submit wakes %.3f, chain wakes %.3f,"
                 + " worker parks %.3f, wake-ups for work %.3f (futile %.3f), waits %.3f, waiter sleeps %.3f,"

@@ -45,7 +45,7 @@ final class IoWorker implements Runnable {
     /**
      * {@link System#nanoTime} when this worker dequeued its current (or last) handle, or was created.
      * Plain: written by the worker only under the queue lock, read by others under it
-     * ({@link WorkerPool#awakeSoonLocked}); the constructor's value is published with the slot.
+     * ({@link WakeUpRule#awakeSoonLocked}); the constructor's value is published with the slot.
      */
     long busySince;
     /**
@@ -95,12 +95,14 @@ final class IoWorker implements Runnable {
         current = null;
         if (h != null && h.generation() == currentGeneration && h.state() == IoHandle.SUBMITTED) {
             h.complete(-Errno.EIO);
-            pool.wakeWaiters(h);
+            pool.waiters.wakeWaiters(h);
         }
     }
 
     private void work(CallState cs) {
         final WorkerPool p = pool;
+        final SubmissionQueue q = p.queue;
+        final PoolCounters counters = p.counters;
         for (;;) {
             if (p.stopping()) {
                 exit = Exit.STOPPED;
@@ -117,59 +119,59 @@ final class IoWorker implements Runnable {
             int depth = 0;
             boolean maybeGrow = false;
             long dequeueTime = System.nanoTime();
-            p.lockQueue();
+            q.lock();
             try {
-                p.arrivedLocked(bit);
+                q.arrivedLocked(bit);
                 if (executed) { // the previous I/O ended just before this turn began
                     executed = false;
                     ioNanosAvg += (dequeueTime - busySince - ioNanosAvg) / 8;
                 }
-                h = p.dequeueLocked();
+                h = q.dequeueLocked();
                 if (h == null) {
                     // Empty: before going idle, poll a little (one worker at a time), unlocked.
-                    p.unlockQueue();
+                    q.unlock();
                     try {
                         p.pollQueue(id);
                     } finally {
-                        p.lockQueue();
+                        q.lock();
                     }
-                    h = p.dequeueLocked();
+                    h = q.dequeueLocked();
                 }
                 if (h != null) {
                     busySince = dequeueTime;
                     current = h; // from here on, dying completes it
                     currentGeneration = h.generation();
-                    p.clearIdleLocked(bit);
+                    q.clearIdleLocked(bit);
                     // Wake a higher peer only if this worker is not itself woken for nothing.
-                    depth = p.depthLocked();
+                    depth = q.depthLocked();
                     if (histWakeups <= histIos) {
-                        if (p.wakeNeededLocked(depth, dequeueTime)) {
-                            wake = p.chooseIdleLocked(id);
+                        if (p.wakeUpRule.wakeNeededLocked(depth, dequeueTime)) {
+                            wake = q.chooseIdleLocked(id);
                         }
                         // PostgreSQL's grow condition: more queued and no idle worker above this one
-                        maybeGrow = depth > 0 && wake < 0 && !p.idleAboveLocked(id);
+                        maybeGrow = depth > 0 && wake < 0 && !q.idleAboveLocked(id);
                     } else if (depth > 0) {
-                        p.holdWakeLocked(dequeueTime); // nobody woken for the rest: the supervisor watches
+                        p.heldWakeWatch.holdLocked(dequeueTime); // nobody woken for the rest: the supervisor watches
                     }
                 } else {
-                    p.setIdleLocked(bit);
+                    q.setIdleLocked(bit);
                 }
             } finally {
-                p.unlockQueue();
+                q.unlock();
             }
-            if (WorkerPool.COUNT_HANDOFFS) {
+            if (PoolCounters.COUNT_HANDOFFS) {
                 if (wokenForWork && h == null) {
-                    p.countHandOff(WorkerPool.HO_FUTILE_WAKEUPS);
+                    counters.countHandOff(PoolCounters.HO_FUTILE_WAKEUPS);
                 }
                 wokenForWork = false;
             }
             if (wake >= 0) {
-                p.countHandOff(WorkerPool.HO_CHAIN_WAKES);
-                p.wake(wake);
-            } else if (maybeGrow && depth > p.nworkers()) {
-                p.requestGrow(); // a backlog deeper than the pool, and no idle peer above: grow
+                counters.countHandOff(PoolCounters.HO_CHAIN_WAKES);
+                p.workers.wake(wake);
+            } else if (maybeGrow && depth > p.workers.count()) {
+                p.supervisor.requestGrow(); // a backlog deeper than the pool, and no idle peer above: grow
             } else if (depth > 0) {
-                p.watchHeldWake(dequeueTime); // if a peer's wake-up was held back, the supervisor watches
+                p.heldWakeWatch.watch(dequeueTime); // if a peer's wake-up was held back, the supervisor watches
             }
 
             if (h != null) {
@@ -181,15 +183,15 @@ final class IoWorker implements Runnable {
                 p.maybeInjectFault(this, h);
                 h.performSynchronously(cs); // never throws; runs the shared callbacks here
                 current = null;
-                p.wakeWaiters(h);
-                p.countIo(id);
+                p.waiters.wakeWaiters(h);
+                counters.countIo(id);
                 executed = true;
                 continue;
             }
 
-            p.cancelGrow();
-            p.countHandOff(WorkerPool.HO_WORKER_PARKS);
-            boolean canTimeout = p.canTimeout(id, s);
+            p.supervisor.cancelGrow();
+            counters.countHandOff(PoolCounters.HO_WORKER_PARKS);
+            boolean canTimeout = p.workers.canTimeout(id, s);
             if (canTimeout) {
                 long now = System.nanoTime();
                 if (!armed || timeoutUsed != s.idleTimeoutMs()) {
@@ -208,18 +210,18 @@ final class IoWorker implements Runnable {
             }
             Thread.interrupted(); // an interrupt must not turn park into a spin; stop uses flags
 
-            if (!p.isIdle(bit)) {
+            if (!q.isIdle(bit)) {
                 // Someone chose this worker (its idle bit was cleared): a wake-up for work.
-                if (WorkerPool.COUNT_HANDOFFS) {
+                if (PoolCounters.COUNT_HANDOFFS) {
                     wokenForWork = true;
-                    p.countHandOff(WorkerPool.HO_WAKEUPS_FOR_WORK);
+                    counters.countHandOff(PoolCounters.HO_WAKEUPS_FOR_WORK);
                 }
                 if (++histWakeups == WAKEUP_RATIO_SATURATE) {
                     histIos /= 2;
                     histWakeups /= 2;
                 }
             } else if (canTimeout && armed && System.nanoTime() - deadline >= 0
-                    && p.canTimeout(id, p.settings()) && p.settings().idleTimeoutMs() == timeoutUsed
+                    && p.workers.canTimeout(id, p.settings()) && p.settings().idleTimeoutMs() == timeoutUsed
                     && p.tryRetire(this)) {
                 exit = Exit.RETIRED;
                 return;

@@ -58,47 +58,6 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         start(new WorkerPool(settings));
     }
 
-    /**
-     * Outside a container, for benchmarks: as {@link #WorkerIoMethod(WorkerSettings)}, with
-     * PostgreSQL's wake-up rules exactly when {@code postgresWakeRule} (pageio's otherwise; README,
-     * "Where the hand-off cost goes"), so that both can be compared in one run.
-     */
-    public WorkerIoMethod(WorkerSettings settings, boolean postgresWakeRule) {
-        start(new WorkerPool(settings, postgresWakeRule));
-    }
-
-    /**
-     * Outside a container, for benchmarks: as {@link #WorkerIoMethod(WorkerSettings, boolean)}, and
-     * one worker at a time polls the empty queue for {@code workerSpinMicros} before it sleeps
-     * (0: never; the default comes from {@code -Dpageio.worker.spinMicros}, 0).
-     */
-    public WorkerIoMethod(WorkerSettings settings, boolean postgresWakeRule, long workerSpinMicros) {
-        start(new WorkerPool(settings, postgresWakeRule, TimeUnit.MICROSECONDS.toNanos(workerSpinMicros)));
-    }
-
-    /**
-     * For benchmarks and tests: the CPU cap, how many workers awake on short I/Os are enough
-     * before nobody else is woken (README, "The CPU cap"; default one fewer than the CPUs, at
-     * least 1; 0: PostgreSQL's wake-up rules exactly).
-     */
-    public void setCpuCap(int cap) {
-        WorkerPool p = pool;
-        if (p != null) {
-            p.cpuCap = Math.max(0, cap);
-        }
-    }
-
-    /**
-     * For benchmarks and tests: whether an issuer that must wait for a handle a worker holds
-     * executes its own newest queued handle meanwhile (README, "The issuer helps"; on by default).
-     */
-    public void setIssuerHelps(boolean helps) {
-        WorkerPool p = pool;
-        if (p != null) {
-            p.issuerHelps = helps;
-        }
-    }
-
     @Activate
     synchronized void activate(WorkerConfig config) {
         WorkerSettings s;
@@ -228,17 +187,17 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             return; // never started: nothing was queued, submit ran everything inline
         }
         if (Thread.currentThread() == handle.session().owner()) {
-            if (p.takeBack(handle, generation)) {
+            if (p.issuers.takeBack(handle, generation)) {
                 handle.performSynchronously(handle.session().callState());
-                p.wakeWaiters(handle);
+                p.waiters.wakeWaiters(handle);
                 return;
             }
-            for (IoHandle x; !p.done(handle, generation) && (x = p.helpNewest(handle.session(), handle)) != null; ) {
+            for (IoHandle x; !HandleWaiters.done(handle, generation) && (x = p.issuers.helpNewest(handle.session(), handle)) != null; ) {
                 x.performSynchronously(handle.session().callState());
-                p.wakeWaiters(x);
+                p.waiters.wakeWaiters(x);
             }
         }
-        p.awaitDone(handle, generation);
+        p.waiters.awaitDone(handle, generation);
     }
 
     // ------------------------------------------------------------------ views
@@ -253,7 +212,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
     /** The hand-off counters (see {@link HandOffStats}); all zero before activation. */
     public HandOffStats handOffStats() {
         WorkerPool p = pool;
-        return p == null ? new HandOffStats(WorkerPool.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return p == null ? new HandOffStats(PoolCounters.COUNT_HANDOFFS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
                 : p.handOffStats();
     }
 

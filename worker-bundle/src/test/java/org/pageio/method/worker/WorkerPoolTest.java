@@ -94,13 +94,6 @@ class WorkerPoolTest {
         ctx = AioContext.create(method, new AioConfig(8, handlesPerSession, 16));
     }
 
-    /** As {@link #start(WorkerSettings)} with pageio's wake-up rule instead of PostgreSQL's (the default). */
-    private void startWithPageioWakeRule(WorkerSettings s) {
-        method = new WorkerIoMethod(s, false);
-        method.setCpuCap(0); // pageio's wake-up rule alone
-        ctx = AioContext.create(method, new AioConfig(8, 64, 16));
-    }
-
     /** Sleeps in the shared completion (so in a worker, or the issuer when inline) and notes the thread. */
     static final class SlowCallback implements IoCallback {
         volatile int delayMs;
@@ -241,8 +234,8 @@ class WorkerPoolTest {
         start(WorkerSettings.of(2, 8, 60_000, interval));
         // PostgreSQL's rule alone: with take-back (or help) the four issuers absorb part of the
         // backlog themselves, the queue runs shallow and growth took over 10 s in one CI run.
-        method.pool().takeBackEnabled = false;
-        method.setIssuerHelps(false);
+        method.pool().issuers.takeBackEnabled = false;
+        method.pool().issuers.issuerHelps = false;
         SlowCallback slow = new SlowCallback(2);
         try (Backlog b = new Backlog(4, slow)) {
             await("the pool grows to io_max_workers = 8", () -> method.stats().workersAlive() == 8);
@@ -341,16 +334,17 @@ class WorkerPoolTest {
     @Test
     void chooseIdleTakesTheLowestAndOnlyAboveTheCaller() {
         WorkerPool p = new WorkerPool(WorkerSettings.DEFAULTS); // not started: no threads
-        p.lockQueue();
+        SubmissionQueue q = p.queue;
+        q.lock();
         try {
-            p.setIdleLocked((1L << 1) | (1L << 3) | (1L << 6));
-            assertEquals(1, p.chooseIdleLocked(-1));
-            assertEquals(6, p.chooseIdleLocked(3));
-            assertEquals(-1, p.chooseIdleLocked(3));
-            assertEquals(3, p.chooseIdleLocked(-1));
-            assertEquals(-1, p.chooseIdleLocked(-1));
+            q.setIdleLocked((1L << 1) | (1L << 3) | (1L << 6));
+            assertEquals(1, q.chooseIdleLocked(-1));
+            assertEquals(6, q.chooseIdleLocked(3));
+            assertEquals(-1, q.chooseIdleLocked(3));
+            assertEquals(3, q.chooseIdleLocked(-1));
+            assertEquals(-1, q.chooseIdleLocked(-1));
         } finally {
-            p.unlockQueue();
+            q.unlock();
         }
     }
 
@@ -527,7 +521,7 @@ class WorkerPoolTest {
      */
     private void assertIssuerHelps(boolean helps) throws Exception {
         start(WorkerSettings.of(1, 1, 60_000, 100_000));
-        method.setIssuerHelps(helps);
+        method.pool().issuers.issuerHelps = helps;
         await("1 idle worker", () -> method.stats().workersIdle() == 1);
         GateCallback notes = new GateCallback(); // records the thread; never blocks the issuer
         notes.gate.countDown();
@@ -588,42 +582,6 @@ class WorkerPoolTest {
     }
 
     @Test
-    void aHandleQueuedWhileAWorkerIsAwakeWakesNobodyUntilItsIssuerWaitsForIt() throws Exception {
-        startWithPageioWakeRule(WorkerSettings.of(2, 2, 60_000, 100_000));
-        // Worker 0 will be held by the gate for long: count it as busy only briefly, as a worker in
-        // a 128 KiB read from the page cache is (the default counts it for 50 µs only).
-        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1);
-        await("2 idle workers", () -> method.stats().workersIdle() == 2);
-        GateCallback gate = new GateCallback();
-        IoSession s = ctx.openSession("lone");
-        Thread opener = null;
-        try {
-            Read a = submitRead(s, 3, gate);
-            await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
-            Read b = submitRead(s, 5, gate);
-            Thread.sleep(50);
-            // pageio's wake-up rule: one handle queued, one worker awake (busy with A): nobody is woken.
-            WorkerPoolStats st = method.stats();
-            assertEquals(1, st.queueDepth(), "B waits in the queue: " + st);
-            assertEquals(1, st.workersIdle(), "worker 1 was woken for B although worker 0 is awake: " + st);
-
-            // The issuer needs B now: a lone handle is not taken back, the idle worker is woken for it.
-            opener = openWhen(gate.gate, () -> gate.threads.contains("pageio io worker 1"), DEADLINE_MS, "gate opener");
-            b.awaitOk(s, "B");
-            assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads),
-                    "A in worker 0, B in worker 1 woken by the waiting issuer");
-            a.awaitOk(s, "A");
-            assertEquals(0, method.stats().takenBack(), method.stats().toString());
-        } finally {
-            gate.gate.countDown();
-            if (opener != null) {
-                opener.join(DEADLINE_MS);
-            }
-            s.close();
-        }
-    }
-
-    @Test
     void withTheCpuCapAHandleQueuedBehindAWorkerOnShortIosWakesNobodyAndThatWorkerTakesItNext() throws Exception {
         assertCpuCap(1);
     }
@@ -641,8 +599,8 @@ class WorkerPoolTest {
      */
     private void assertCpuCap(int cap) throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.setCpuCap(cap);
-        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
+        method.pool().wakeUpRule.cpuCap = cap;
+        method.pool().wakeUpRule.busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("cap");
@@ -681,8 +639,8 @@ class WorkerPoolTest {
     @Test
     void withTheCpuCapAReadBehindAWorkerThatStallsGoesToAnIdleWorkerWithoutAWaiter() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.setCpuCap(1);
-        method.pool().busyNanos = TimeUnit.HOURS.toNanos(1);
+        method.pool().wakeUpRule.cpuCap = 1;
+        method.pool().wakeUpRule.busyNanos = TimeUnit.HOURS.toNanos(1);
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("stall");
@@ -694,7 +652,7 @@ class WorkerPoolTest {
             WorkerPoolStats st = method.stats();
             assertEquals(1, st.queueDepth(), "B waits behind worker 0: " + st + "; " + method.pool().wakeState());
             assertEquals(1, st.workersIdle(), "worker 1 was woken although worker 0 counts as short: " + st);
-            method.pool().busyNanos = TimeUnit.MILLISECONDS.toNanos(20); // worker 0 is inside A for > 50 ms: stalled
+            method.pool().wakeUpRule.busyNanos = TimeUnit.MILLISECONDS.toNanos(20); // worker 0 is inside A for > 50 ms: stalled
             await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"), method.pool()::wakeState);
             assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads));
             gate.gate.countDown();
@@ -707,9 +665,14 @@ class WorkerPoolTest {
         }
     }
 
+    /**
+     * With the CPU cap at 1, a worker inside one I/O for far longer than {@code busyNanos} does not
+     * count as taking the next handle soon: that handle's submission wakes the idle worker.
+     */
     @Test
     void aWorkerInsideOneIoForLongDoesNotCountAsAwakeAndTheNextHandleWakesAnother() throws Exception {
-        startWithPageioWakeRule(WorkerSettings.of(2, 2, 60_000, 100_000));
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        method.pool().wakeUpRule.cpuCap = 1;
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("long");
