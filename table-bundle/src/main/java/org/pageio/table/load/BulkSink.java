@@ -25,14 +25,14 @@ final class BulkSink implements PageSink {
     /**
      * Writes in flight by default on buffered descriptors: the copy into the page cache of one
      * file is serialized by the file's inode lock whoever does it, so more than one write queued
-     * behind the one copying only makes I/O workers contend for that lock (see the table README).
+     * behind the one copying only makes I/O workers contend for that lock (see the table README, "Which sink").
      */
     static final int BUFFERED_IN_FLIGHT = 2;
     /** {@code inFlight} argument meaning: {@link #DEFAULT_IN_FLIGHT} with O_DIRECT, {@link #BUFFERED_IN_FLIGHT} otherwise. */
     static final int IN_FLIGHT_BY_DESCRIPTORS = -1;
     /**
      * Blocks between early fsyncs ({@link BulkWriter#syncEvery}) when the I/O method runs I/O
-     * asynchronously: 16384 = 128 MiB (see the table README, "Why async barely beat sync").
+     * asynchronously: 16384 = 128 MiB (see the table README, "Which sink").
      */
     static final long ASYNC_SYNC_EVERY = 16384;
     /** {@code syncEvery} argument meaning: {@link #ASYNC_SYNC_EVERY} unless the method is {@code sync}, then 0. */
