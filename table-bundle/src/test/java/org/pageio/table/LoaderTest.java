@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.pageio.api.AioException;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManagerCore;
@@ -196,7 +197,7 @@ class LoaderTest {
             BufferPool pool = pool(smgr, faulty);
             SmgrRelation r = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 30_001));
             int before = Thread.activeCount();
-            PosixException e = assertThrows(PosixException.class, () -> new Loader(PageSink.bulk(pool, "loader"), 2)
+            AioException e = assertThrows(AioException.class, () -> new Loader(PageSink.bulk(pool, "loader"), 2)
                     .load(r, TableShape.T, 40L * Loader.CHUNK_BLOCKS * 33, 1, true, LoadProgress.NONE));
             assertEquals(Errno.EIO, e.errno());
             // 128-block writes cut at the 100-block segments: 1500..1599 is one write, failing every time

@@ -133,7 +133,8 @@ public final class SmgrRelation implements IoTarget {
         return fd(block, false);
     }
 
-    private int fd(long block, boolean create) throws PosixException {
+    /** {@link #fd(long)}, creating the segment file first with {@code create}. */
+    int fd(long block, boolean create) throws PosixException {
         int seg = (int) (block / segmentBlocks);
         int[] f = fds;
         if (seg < f.length && f[seg] >= 0) {
@@ -192,6 +193,23 @@ public final class SmgrRelation implements IoTarget {
                 done += chunk;
             }
         }
+    }
+
+    /**
+     * A bulk writer of new pages straight to this relation's files, around the buffer pool: whole
+     * runs of pages at block offsets, segment files created (and, with
+     * {@link SmgrBulkWriter#PREALLOCATE}, allocated) as the writes reach them, an fsync of every
+     * segment written at {@link SmgrBulkWriter#finish}. Creates segment 0. The calling thread owns it.
+     *
+     * @param expectedBlocks the size the relation will have when the writing is done (what
+     *                       preallocation allocates); 0 when not known
+     * @param flags          {@link SmgrBulkWriter#DIRECT}, {@link SmgrBulkWriter#PREALLOCATE},
+     *                       {@link SmgrBulkWriter#START_WRITEBACK}, or 0: buffered {@code pwrite}s only
+     * @throws PosixException naming the file and the errno when segment 0 cannot be opened
+     * @since 1.3.0
+     */
+    public SmgrBulkWriter bulkWriter(long expectedBlocks, int flags) throws PosixException {
+        return new SmgrBulkWriter(this, expectedBlocks, flags);
     }
 
     /** fsyncs every open segment. */

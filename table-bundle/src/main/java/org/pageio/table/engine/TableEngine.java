@@ -14,7 +14,6 @@ import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stream.ReadStream;
-import org.pageio.posix.PosixException;
 import org.pageio.table.Column;
 import org.pageio.table.ColumnType;
 import org.pageio.table.HeapPage;
@@ -134,7 +133,7 @@ public final class TableEngine implements TableService {
         try {
             blocks = loader.load(rel, shape, n, seed, pool.settings().dataChecksums(),
                     progress == null ? LoadProgress.NONE : progress);
-        } catch (PosixException e) {
+        } catch (IOException e) {
             unlinkQuietly(rel);
             throw new TableException("loading table " + name + " (relation " + rel + ") failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -201,7 +200,7 @@ public final class TableEngine implements TableService {
         IndexBuilder.Built built;
         try {
             built = IndexBuilder.build(rel, entries, n, pool.settings().dataChecksums());
-        } catch (PosixException e) {
+        } catch (IOException e) {
             unlinkQuietly(rel);
             throw new TableException("writing the index on " + table + "(" + column + ") (relation " + rel + ") failed: "
                     + e.getMessage(), e);

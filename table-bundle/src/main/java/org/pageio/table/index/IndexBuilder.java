@@ -1,11 +1,11 @@
 package org.pageio.table.index;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.posix.PosixException;
 
 /**
  * Builds an index bottom-up from entries packed as {@link #pack}: sorts them, writes the leaves
@@ -49,7 +49,7 @@ public final class IndexBuilder {
     }
 
     /** Sorts {@code entries[0..n)} in place and writes the index to {@code rel} (created here). */
-    public static Built build(SmgrRelation rel, long[] entries, int n, boolean checksums) throws PosixException {
+    public static Built build(SmgrRelation rel, long[] entries, int n, boolean checksums) throws IOException {
         Arrays.sort(entries, 0, n);
         rel.create();
         try (Arena arena = Arena.ofConfined()) {
@@ -131,7 +131,7 @@ public final class IndexBuilder {
             this.checksums = checksums;
         }
 
-        MemorySegment page() throws PosixException {
+        MemorySegment page() throws IOException {
             if (used == CHUNK) {
                 flush();
             }
@@ -146,7 +146,7 @@ public final class IndexBuilder {
             next++;
         }
 
-        void flush() throws PosixException {
+        void flush() throws IOException {
             if (used > 0) {
                 rel.write(chunkStart, chunk, used);
             }

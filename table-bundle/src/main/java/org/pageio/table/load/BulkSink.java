@@ -2,13 +2,10 @@ package org.pageio.table.load;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import org.pageio.api.AioException;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.BulkWriter;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.posix.Errno;
-import org.pageio.posix.PosixException;
 
 /**
  * {@link PageSink#bulk}: the loader's chunks written asynchronously through the buffer manager's
@@ -16,8 +13,8 @@ import org.pageio.posix.PosixException;
  * ring is the bulk-write ring). The session is opened in {@link #BulkSink} — by the loader's
  * writer thread, which calls every other method too — and closed in {@link #close}, after the
  * writer drained what is in flight (so the loader may free its chunks). A write that fails after
- * the writer's retries surfaces as a {@link PosixException} whose message is the writer's (relation,
- * blocks, file, errno).
+ * the writer's retries surfaces as the writer's {@link org.pageio.api.AioException} (relation, blocks,
+ * file, errno).
  */
 final class BulkSink implements PageSink {
 
@@ -28,14 +25,14 @@ final class BulkSink implements PageSink {
     /**
      * Writes in flight by default on buffered descriptors: the copy into the page cache of one
      * file is serialized by the file's inode lock whoever does it, so more than one write queued
-     * behind the one copying only makes I/O workers contend for that lock (see the table README).
+     * behind the one copying only makes I/O workers contend for that lock (see the table README, "Which sink").
      */
     static final int BUFFERED_IN_FLIGHT = 2;
     /** {@code inFlight} argument meaning: {@link #DEFAULT_IN_FLIGHT} with O_DIRECT, {@link #BUFFERED_IN_FLIGHT} otherwise. */
     static final int IN_FLIGHT_BY_DESCRIPTORS = -1;
     /**
      * Blocks between early fsyncs ({@link BulkWriter#syncEvery}) when the I/O method runs I/O
-     * asynchronously: 16384 = 128 MiB (see the table README, "Why async barely beat sync").
+     * asynchronously: 16384 = 128 MiB (see the table README, "Which sink").
      */
     static final long ASYNC_SYNC_EVERY = 16384;
     /** {@code syncEvery} argument meaning: {@link #ASYNC_SYNC_EVERY} unless the method is {@code sync}, then 0. */
@@ -47,7 +44,7 @@ final class BulkSink implements PageSink {
     private final long syncEvery;
 
     BulkSink(BufferPool pool, String kind, SmgrRelation rel, long blocks, int writeBlocks, int inFlight, long syncEvery)
-            throws PosixException {
+            throws IOException {
         this.rel = rel;
         if (syncEvery == SYNC_EVERY_BY_METHOD) {
             // with io_method=sync an early fsync would block the issuer with nothing to overlap,
@@ -66,7 +63,7 @@ final class BulkSink implements PageSink {
             // the whole relation allocated up front, file sizes set: no write extends a file, so
             // O_DIRECT writes run in parallel (ext4 waits for each extending one)
             w.extendTo(blocks);
-        } catch (PosixException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             if (w != null) {
                 w.close();
             }
@@ -77,53 +74,27 @@ final class BulkSink implements PageSink {
     }
 
     @Override
-    public void write(long block, MemorySegment pages, int n) throws PosixException {
+    public void write(long block, MemorySegment pages, int n) throws IOException {
         if (block != writer.nextBlockNumber()) {
             throw new IllegalStateException("bulk sink of relation " + rel + ": block " + block + " written after block "
                     + (writer.nextBlockNumber() - 1) + "; pages must come in block order");
         }
-        try {
-            writer.write(pages, n);
-        } catch (IOException e) {
-            throw wrap(e);
-        }
+        writer.write(pages, n);
     }
 
     @Override
-    public long writtenThrough() throws PosixException {
-        try {
-            return writer.writtenThrough();
-        } catch (IOException e) {
-            throw wrap(e);
-        }
+    public long writtenThrough() throws IOException {
+        return writer.writtenThrough();
     }
 
     @Override
-    public void awaitWritten(long end) throws PosixException {
-        try {
-            writer.awaitWritten(end);
-        } catch (IOException e) {
-            throw wrap(e);
-        }
+    public void awaitWritten(long end) throws IOException {
+        writer.awaitWritten(end);
     }
 
     @Override
-    public void finish() throws PosixException {
-        try {
-            writer.finish();
-        } catch (IOException e) {
-            throw wrap(e);
-        }
-    }
-
-    private PosixException wrap(IOException e) {
-        if (e instanceof PosixException p) {
-            return p;
-        }
-        int errno = e instanceof AioException a ? a.errno() : Errno.EIO;
-        PosixException p = new PosixException("writev", null, errno, e.getMessage());
-        p.initCause(e);
-        return p;
+    public void finish() throws IOException {
+        writer.finish();
     }
 
     /** Blocks between early fsyncs this sink used (0: one fsync per segment at the end). */

@@ -1,10 +1,10 @@
 package org.pageio.table.load;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.posix.PosixException;
 import org.pageio.table.HeapPage;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.TableShape;
@@ -26,7 +26,7 @@ import org.pageio.table.TableShape;
  * drained) before the chunks' memory is freed. A builder waits for its slot's previous chunk to be
  * written; the writer waits for the next chunk to be built. One monitor ({@code this} of the
  * {@link Ring}) guards the ring: a few hundred hand-offs per gigabyte, nothing per page or row.
- * A failure on either side (a {@link PosixException} from the sink, a runtime error in a
+ * A failure on either side (an {@link IOException} from the sink, a runtime error in a
  * builder, an interrupt) stops both and is rethrown in the calling thread; the builders are
  * joined before {@link #load} returns or throws.
  *
@@ -127,7 +127,7 @@ public final class Loader {
      * Returns the number of blocks written.
      */
     public long load(SmgrRelation rel, TableShape shape, long rows, long seed, boolean checksums, LoadProgress progress)
-            throws PosixException, InterruptedException {
+            throws IOException, InterruptedException {
         rel.create();
         long blocks = shape.blocksFor(rows);
         long chunks = (blocks + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
@@ -221,7 +221,7 @@ public final class Loader {
                         progress.progress(Math.min(rows, (first + n) * shape.rowsPerPage()), rows, bytes, now - t0);
                     }
                 }
-            } catch (PosixException | RuntimeException | InterruptedException e) {
+            } catch (IOException | RuntimeException | InterruptedException e) {
                 ring.fail(e);
                 throw e;
             } finally {
@@ -235,7 +235,7 @@ public final class Loader {
     }
 
     /** Ends a load: the sink's final writes and fsyncs, timed apart from the writing, and the last progress report. */
-    private void finishSink(PageSink sink, LoadProgress progress, long rows, long t0) throws PosixException {
+    private void finishSink(PageSink sink, LoadProgress progress, long rows, long t0) throws IOException {
         long t1 = System.nanoTime();
         writeNanos = t1 - t0;
         sink.finish();
@@ -287,7 +287,7 @@ public final class Loader {
             notifyAll();
         }
 
-        synchronized void awaitBuilt(long k) throws InterruptedException, PosixException {
+        synchronized void awaitBuilt(long k) throws InterruptedException, IOException {
             while (builtChunk[(int) (k % slots)] != k && failure == null) {
                 wait();
             }
@@ -309,9 +309,9 @@ public final class Loader {
             notifyAll();
         }
 
-        private void rethrow() throws PosixException, InterruptedException {
+        private void rethrow() throws IOException, InterruptedException {
             switch (failure) {
-                case PosixException e -> throw e;
+                case IOException e -> throw e;
                 case InterruptedException e -> throw e;
                 case RuntimeException e -> throw e;
                 case Error e -> throw e;

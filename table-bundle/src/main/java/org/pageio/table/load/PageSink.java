@@ -1,7 +1,8 @@
 package org.pageio.table.load;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import org.pageio.posix.PosixException;
+import org.pageio.bufmgr.smgr.SmgrBulkWriter;
 
 /**
  * Where the loader's finished pages go: the seam between building pages and writing them. The
@@ -21,22 +22,22 @@ public interface PageSink extends AutoCloseable {
      * Writes {@code n} pages from {@code pages} ({@code n × 8192} bytes, 4096-aligned) at
      * {@code block}. Errors name the call, the file and the blocks.
      */
-    void write(long block, MemorySegment pages, int n) throws PosixException;
+    void write(long block, MemorySegment pages, int n) throws IOException;
 
     /**
      * Every block below the returned one has been written, so the loader may refill its memory;
      * polls, never blocks. A synchronous sink returns {@link Long#MAX_VALUE}.
      */
-    default long writtenThrough() throws PosixException {
+    default long writtenThrough() throws IOException {
         return Long.MAX_VALUE;
     }
 
     /** Waits until every block below {@code end} has been written (its memory is free again). */
-    default void awaitWritten(long end) throws PosixException {
+    default void awaitWritten(long end) throws IOException {
     }
 
     /** Makes everything written durable (waits for writes in flight, then fsyncs every segment written). */
-    void finish() throws PosixException;
+    void finish() throws IOException;
 
     /**
      * Waits for writes still in flight (so the loader may free the chunks), releases what the sink
@@ -48,14 +49,14 @@ public interface PageSink extends AutoCloseable {
     /** Creates the sink for one load of {@code blocks} blocks into a new relation. */
     @FunctionalInterface
     interface Factory {
-        PageSink open(org.pageio.bufmgr.smgr.SmgrRelation rel, long blocks) throws PosixException;
+        PageSink open(org.pageio.bufmgr.smgr.SmgrRelation rel, long blocks) throws IOException;
     }
 
     /**
-     * Buffered {@code pwrite} through the relation's own descriptors, each segment preallocated with
-     * {@code fallocate}, and writeback of every chunk started at once with
-     * {@code sync_file_range(SYNC_FILE_RANGE_WRITE)} so the disk works while pages are built and
-     * the final fsync has little left to do.
+     * Buffered {@code pwrite} through the relation's own descriptors by the storage manager's
+     * {@link SmgrBulkWriter}, each segment preallocated with {@code fallocate(KEEP_SIZE)}, and
+     * writeback of every chunk started at once with {@code sync_file_range(SYNC_FILE_RANGE_WRITE)}
+     * so the disk works while pages are built and the final fsync has little left to do.
      */
     static Factory buffered() {
         return buffered(true, true);
@@ -63,16 +64,19 @@ public interface PageSink extends AutoCloseable {
 
     /** {@link #buffered()} with its two measures chosen (for benchmarks): preallocation, early writeback. */
     static Factory buffered(boolean preallocate, boolean startWriteback) {
-        return (rel, blocks) -> new BufferedSink(rel, blocks, preallocate, startWriteback);
+        int flags = (preallocate ? SmgrBulkWriter.PREALLOCATE : 0) | (startWriteback ? SmgrBulkWriter.START_WRITEBACK : 0);
+        return (rel, blocks) -> SmgrSink.open(rel, blocks, flags);
     }
 
     /**
-     * {@code O_DIRECT} writes on descriptors of the sink's own (no page-cache copy, and the disk
-     * writes while pages are built), fsync at the end; {@link #buffered()} where the file system
-     * refuses {@code O_DIRECT}. The loader's default.
+     * {@code O_DIRECT} writes by the storage manager's {@link SmgrBulkWriter} on descriptors of its
+     * own (no page-cache copy, and the disk writes while pages are built), each segment allocated
+     * at its final size first, fsync at the end; {@link #buffered()}'s writes where the file system
+     * refuses {@code O_DIRECT}. The default of {@link Loader#Loader()}.
      */
     static Factory direct() {
-        return DirectSink::open;
+        return (rel, blocks) -> SmgrSink.open(rel, blocks,
+                SmgrBulkWriter.DIRECT | SmgrBulkWriter.PREALLOCATE | SmgrBulkWriter.START_WRITEBACK);
     }
 
     /**

@@ -1,10 +1,13 @@
-package org.pageio.table.load;
+package org.pageio.bufmgr.smgr;
 
 import java.util.Locale;
 import org.pageio.posix.CallState;
 import org.pageio.posix.Posix;
 
-/** {@code sync_file_range(2)} through {@link Posix#syscall}: Linux only, numbers per architecture. */
+/**
+ * {@code sync_file_range(2)} through {@link Posix#syscall}: Linux only, numbers per architecture.
+ * The bulk writer's early write-back ({@link SmgrBulkWriter#START_WRITEBACK}).
+ */
 final class SyncFileRange {
     /** Wait for writeback already under way in the range before starting more. */
     static final int WAIT_BEFORE = 1;
