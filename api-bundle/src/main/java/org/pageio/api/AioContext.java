@@ -78,14 +78,16 @@ public final class AioContext implements AutoCloseable {
      */
     private volatile MemorySegment registeredBuffers;
 
-    private AioContext(IoMethod method, AioConfig config) {
+    private AioContext(IoMethod method, AioConfig config, String unboundReason) {
         Objects.requireNonNull(method, "method");
-        this.gate = new Gate(0, method, true, null);
+        this.gate = unboundReason == null ? new Gate(0, method, true, null) : new Gate(0, null, false, unboundReason);
         this.lastMethod = method;
         this.config = Objects.requireNonNull(config, "config");
-        IoMethod.Availability a = method.availability();
-        if (!a.available()) {
-            throw new IllegalStateException("io_method=" + method.name() + " is not available: " + a.cause());
+        if (unboundReason == null) {
+            IoMethod.Availability a = method.availability();
+            if (!a.available()) {
+                throw new IllegalStateException("io_method=" + method.name() + " is not available: " + a.cause());
+            }
         }
         int perSession = config.ioMaxConcurrency();
         int combine = config.ioMaxCombineLimit();
@@ -112,7 +114,18 @@ public final class AioContext implements AutoCloseable {
      * available, never falling back to another method.
      */
     public static AioContext create(IoMethod method, AioConfig config) {
-        return new AioContext(method, config);
+        return new AioContext(method, config, null);
+    }
+
+    /**
+     * Creates the core with no method bound, the gate closed for {@code reason}: sessions open, and
+     * their I/O waits at the gate (at most the gate wait timeout) until {@link #retireMethod} binds
+     * an available method. {@code named} stands in for names and views until then; it may be
+     * unavailable and is never called to execute I/O. For a container that starts before any
+     * usable method has registered.
+     */
+    public static AioContext createUnbound(IoMethod named, AioConfig config, String reason) {
+        return new AioContext(named, config, Objects.requireNonNull(reason, "reason"));
     }
 
     /**

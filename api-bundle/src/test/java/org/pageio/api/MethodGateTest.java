@@ -168,7 +168,7 @@ class MethodGateTest {
             IllegalStateException e = assertThrows(IllegalStateException.class,
                     () -> ctx.swapMethod(next, TimeUnit.MILLISECONDS.toNanos(100)));
             assertTrue(e.getMessage().startsWith("io_method swap from test-deferred to next timed out after "), e.getMessage());
-            assertTrue(e.getMessage().contains("I/O still SUBMITTED on handle " + h.index() + " of session 0 (client)"),
+            assertTrue(e.getMessage().contains("I/O still SUBMITTED on handle " + h.index() + " of session " + s.id() + " (client)"),
                     e.getMessage());
             assertTrue(e.getMessage().endsWith("io_method stays test-deferred"), e.getMessage());
             assertTrue(ctx.methodBound());

@@ -53,6 +53,26 @@ public final class BufferManagerCore implements BufferManager, AutoCloseable {
     }
 
     /**
+     * As {@link #open}, with no method bound yet ({@link AioContext#createUnbound}): reads wait at
+     * the AIO context's gate for {@code reason} until the caller binds an available method.
+     * {@code named} lends its name to views meanwhile and is never asked to do I/O.
+     */
+    public static BufferManagerCore openUnbound(Path dataDir, BufMgrSettings settings, IoMethod named, String reason) {
+        StorageManager storage = new StorageManager(dataDir, settings.segmentBlocks(), settings.directIo());
+        AioContext aio = null;
+        try {
+            aio = AioContext.createUnbound(named, settings.aioConfig(), reason);
+            return new BufferManagerCore(storage, true, aio, new BufferPool(settings, storage, aio, new StatIo()));
+        } catch (RuntimeException e) {
+            if (aio != null) {
+                aio.close();
+            }
+            storage.close();
+            throw e;
+        }
+    }
+
+    /**
      * As {@link #open}, on a storage manager the caller owns and keeps open (several pools over the
      * same files, as the loader's tests compare sinks); {@link #close} leaves it open.
      */

@@ -134,13 +134,23 @@ public final class BufferManagerComponent implements BufferManager {
             }
             String data = context.getProperty("pageio.data");
             dataDir = data == null ? "data" : data;
+            boolean unbound = false;
             if (none) {
                 first = anyAvailable(); // the context needs a method object to start with; retired below
-                if (first == null) {
-                    throw new IllegalStateException("no I/O method is available here: " + describeMethods());
-                }
+                unbound = first == null;
             }
-            core = BufferManagerCore.open(Path.of(dataDir), settings, first);
+            if (unbound) {
+                // Nothing registered can do I/O yet (io_uring blocked by seccomp, and the other
+                // method bundles not started): start with reads waiting at the gate; the first
+                // usable method that registers is bound by select().
+                String reason = "no I/O method is available yet (registered: " + describeMethods() + "); reads wait until "
+                        + "io_method=" + wanted + (fallback.isEmpty() ? "" : " or io_method_fallback=" + fallback)
+                        + " is registered and available";
+                core = BufferManagerCore.openUnbound(Path.of(dataDir), settings, methods.values().iterator().next(), reason);
+                LOG.log(System.Logger.Level.INFO, reason);
+            } else {
+                core = BufferManagerCore.open(Path.of(dataDir), settings, first);
+            }
             storage = core.storage();
             aio = core.aio();
             pool = core.pool();
@@ -152,8 +162,10 @@ public final class BufferManagerComponent implements BufferManager {
                 core.close();
                 throw e;
             }
-            if (none) {
+            if (none && !unbound) {
                 aio.retireMethod(null, 0, waitingReason());
+                pool.methodSwapped();
+            } else if (unbound) {
                 pool.methodSwapped();
             } else if (!first.name().equals(wanted)) {
                 LOG.log(System.Logger.Level.INFO, "io_method=" + wanted + " is not registered yet; reading with "
