@@ -18,6 +18,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.direct.DirectBenchAccess;
 import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.method.uring.UringIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
 import org.pageio.table.LoadProgress;
@@ -234,7 +235,7 @@ public final class BulkLoadBench {
             case "sync" -> new SyncIoMethod();
             case "worker" -> new WorkerIoMethod(WorkerSettings.of(2, 8, WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS,
                     WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS));
-            case "io_uring" -> org.pageio.method.uring.UringBenchAccess.create(org.pageio.method.uring.UringBenchAccess.defaultPolicy());
+            case "io_uring" -> new UringIoMethod(UringIoMethod.DEFAULT_FORCE_ASYNC);
             case "direct" -> DirectBenchAccess.create("auto");
             default -> throw new IllegalArgumentException("unknown method " + name);
         };

@@ -260,6 +260,19 @@ public final class IoUring implements AutoCloseable {
         return completion.reapStats();
     }
 
+    /**
+     * This ring's counters as one snapshot (to add up several rings with
+     * {@link IoUringCounters#plus}). Owner only, or after close (the submit counters are the
+     * owner's plain fields); takes the completion lock for the reap counters.
+     *
+     * @since 1.4.0
+     */
+    public IoUringCounters counters() {
+        long[] reap = completion.reapStats();
+        return new IoUringCounters(1, submission.submitCalls(), submission.submitted(), reap[0], reap[1], reap[2],
+                submission.inFlightAtSubmitSum(), submission.submitSamples(), fixed.fixedIos());
+    }
+
     // ------------------------------------------------------------------ completion (any thread)
 
     /**
