@@ -15,8 +15,10 @@ import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.method.direct.DirectBenchAccess;
+import org.pageio.method.direct.DirectIoMethod;
+import org.pageio.method.direct.DirectSettings;
 import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.method.uring.UringIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
 import org.pageio.table.LoadProgress;
@@ -233,8 +235,8 @@ public final class BulkLoadBench {
             case "sync" -> new SyncIoMethod();
             case "worker" -> new WorkerIoMethod(WorkerSettings.of(2, 8, WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS,
                     WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS));
-            case "io_uring" -> org.pageio.method.uring.UringBenchAccess.create(org.pageio.method.uring.UringBenchAccess.defaultPolicy());
-            case "direct" -> DirectBenchAccess.create("auto");
+            case "io_uring" -> new UringIoMethod(UringIoMethod.DEFAULT_FORCE_ASYNC);
+            case "direct" -> new DirectIoMethod(DirectSettings.DEFAULTS);
             default -> throw new IllegalArgumentException("unknown method " + name);
         };
     }
@@ -349,9 +351,7 @@ public final class BulkLoadBench {
             }
             return new Run(label, blocks * 8192L, nanos, detail, split);
         } finally {
-            if (c.equals("direct")) {
-                DirectBenchAccess.stop(m);
-            } else if (m instanceof AutoCloseable a) {
+            if (m instanceof AutoCloseable a) {
                 a.close();
             }
         }

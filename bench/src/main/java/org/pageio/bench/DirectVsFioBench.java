@@ -22,9 +22,11 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.bufmgr.stream.StreamStats;
-import org.pageio.method.direct.DirectBenchAccess;
+import org.pageio.method.direct.DirectIoMethod;
+import org.pageio.method.direct.DirectSettings;
 import org.pageio.posix.PageCache;
 import org.pageio.posix.Residency;
+import org.pageio.uring.IoUringCounters;
 
 /**
  * {@code io_method=direct} through the whole buffer manager against fio with O_DIRECT on the same
@@ -511,7 +513,7 @@ public final class DirectVsFioBench {
 
     static Result ours(Path dir, BufMgrSettings settings, Path file, long blocks, boolean random, int seconds, String engine)
             throws Exception {
-        IoMethod method = DirectBenchAccess.create(engine);
+        DirectIoMethod method = direct(engine);
         int[] order = random ? nonAdjacent(UringVsFioBench.permutation((int) blocks)) : null;
         cold(file);
         long n = 0;
@@ -580,7 +582,7 @@ public final class DirectVsFioBench {
                 pool.close();
             }
         } finally {
-            DirectBenchAccess.stop(method);
+            method.close();
         }
         if (!random && n != blocks) {
             throw new IllegalStateException("scanned " + n + " of " + blocks + " blocks");
@@ -604,7 +606,7 @@ public final class DirectVsFioBench {
      * what is the buffer manager's ({@code --raw}).
      */
     static Result raw(Path file, long blocks, boolean random, int seconds, String engine, int group) throws Exception {
-        IoMethod method = DirectBenchAccess.create(engine);
+        DirectIoMethod method = direct(engine);
         int depth = random ? RAND_DEPTH : SEQ_DEPTH;
         int bs = random ? StorageManager.BLCKSZ : SEQ_COMBINE * StorageManager.BLCKSZ;
         long n = random ? blocks : blocks / SEQ_COMBINE;
@@ -677,7 +679,7 @@ public final class DirectVsFioBench {
             }
         } finally {
             org.pageio.posix.Posix.close(fd, file);
-            DirectBenchAccess.stop(method);
+            method.close();
         }
         double secs = (t1 - t0) / 1e9;
         return new Result(rawName(engine, group), workload(random), ios * (double) bs / secs, ios / secs, ios,
@@ -692,15 +694,33 @@ public final class DirectVsFioBench {
      * submission: the device depth actually kept, which completed reads waiting to be consumed in
      * order do not fill.
      */
-    static String ringNote(IoMethod method, long ios) {
-        long[] t = DirectBenchAccess.ringTotals(method);
-        if (t[0] == 0 || ios == 0) {
+    static String ringNote(DirectIoMethod method, long ios) {
+        IoUringCounters t = method.ringCounters();
+        if (t.rings() == 0 || ios == 0) {
             return "";
         }
         return String.format(Locale.ROOT, "; ring: %.3f enters per read (%.3f submit, %.3f wait), %.2f polls per read"
                 + " (%.0f%% found one), %.1f in the kernel at submit + %.1f submitted, %.0f%% into registered buffers",
-                (t[1] + t[3]) / (double) ios, t[1] / (double) ios, t[3] / (double) ios, t[4] / (double) ios,
-                t[4] == 0 ? 0 : 100.0 * t[5] / t[4], t[7] == 0 ? Double.NaN : t[6] / (double) t[7],
-                t[7] == 0 ? Double.NaN : t[2] / (double) t[7], t[2] == 0 ? 0 : 100.0 * t[8] / t[2]);
+                (t.submitCalls() + t.waitCalls()) / (double) ios, t.submitCalls() / (double) ios,
+                t.waitCalls() / (double) ios, t.polls() / (double) ios,
+                t.polls() == 0 ? 0 : 100.0 * t.fruitfulPolls() / t.polls(), t.averageInFlightAtSubmit(),
+                t.submitSamples() == 0 ? Double.NaN : t.submitted() / (double) t.submitSamples(),
+                t.submitted() == 0 ? 0 : 100.0 * t.fixedIos() / t.submitted());
+    }
+
+    /**
+     * {@code io_method=direct} with {@code engine} ({@code io_uring}, {@code threads}, {@code auto})
+     * and the default {@code io_direct_threads}, as a user configures it; refuses to run when the
+     * engine is unavailable here.
+     */
+    static DirectIoMethod direct(String engine) {
+        DirectIoMethod m = new DirectIoMethod(new DirectSettings(DirectSettings.EngineChoice.parse(engine),
+                DirectSettings.DEFAULT_IO_DIRECT_THREADS));
+        IoMethod.Availability a = m.availability();
+        if (!a.available()) {
+            m.close();
+            throw new IllegalStateException(a.cause());
+        }
+        return m;
     }
 }

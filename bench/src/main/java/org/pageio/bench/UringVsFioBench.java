@@ -22,7 +22,7 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
-import org.pageio.method.uring.UringBenchAccess;
+import org.pageio.method.uring.UringIoMethod;
 import org.pageio.posix.Fadvise;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
@@ -97,7 +97,7 @@ public final class UringVsFioBench {
         long size = sizeMib << 20;
         prepare(file, size);
         System.out.printf(Locale.ROOT, "file %s, %d MiB; io_uring default IOSQE_ASYNC policy %s; %s%n", file, sizeMib,
-                UringBenchAccess.defaultPolicy(), fioVersion());
+                UringIoMethod.DEFAULT_FORCE_ASYNC, fioVersion());
         List<Result> all = new ArrayList<>();
         int fd = Posix.open(file, OpenFlags.O_RDONLY, 0);
         try {
@@ -302,7 +302,7 @@ public final class UringVsFioBench {
 
     static Result ours(Path file, int fd, long size, boolean random, int seconds, String policy, boolean batch)
             throws Exception {
-        IoMethod method = UringBenchAccess.create(policy);
+        IoMethod method = new UringIoMethod(UringIoMethod.ForceAsync.parse(policy));
         int depth = random ? RAND_DEPTH : SEQ_DEPTH;
         int bs = random ? RAND_BS : SEQ_BS;
         long blocks = size / bs;

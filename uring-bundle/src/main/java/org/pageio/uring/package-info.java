@@ -6,6 +6,8 @@
  *       submission of {@link org.pageio.api.IoHandle}s by the owner thread, reaping by any thread
  *       under the ring's completion lock, close) and the availability probe.</li>
  *   <li>{@link org.pageio.uring.IoUringProbe}: what the probe found, as data.</li>
+ *   <li>{@link org.pageio.uring.IoUringCounters}: what a ring counted (submissions, waits, polls,
+ *       the depth kept at submission), one ring's or several added up; 1.4.0.</li>
  *   <li>{@link org.pageio.uring.IoUringException}: a ring could not be set up or torn down,
  *       with the errno by name and the fix.</li>
  * </ul>
@@ -15,5 +17,5 @@
  * invariants and the memory ordering of every ring index.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.pageio.uring;

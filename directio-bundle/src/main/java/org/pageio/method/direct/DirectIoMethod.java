@@ -11,6 +11,7 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoSession;
 import org.pageio.posix.CallState;
 import org.pageio.uring.IoUring;
+import org.pageio.uring.IoUringCounters;
 import org.pageio.uring.IoUringProbe;
 
 /**
@@ -27,14 +28,16 @@ import org.pageio.uring.IoUringProbe;
  * message naming the misaligned part; the first direct read of a descriptor in a session is
  * preceded by {@code fdatasync} so that pages written through the page cache are on disk first.
  *
- * <p>Engine selection: component property {@code engine} (configuration PID
- * {@code org.pageio.method.direct}) or framework property {@code pageio.direct.engine}:
- * {@code auto} (default), {@code io_uring} or {@code threads}; {@code io_direct_threads} (default 16)
- * sizes the threads engine.
+ * <p>Settings ({@link DirectSettings}): component property {@code engine} (configuration PID
+ * {@value #PID}) or framework property {@value #ENGINE_PROPERTY}: {@code auto} (default),
+ * {@code io_uring} or {@code threads}; {@code io_direct_threads} (default 16) sizes the threads
+ * engine. An invalid value leaves the method unavailable, the cause naming the setting and its
+ * valid values. Outside a container, {@link #DirectIoMethod(DirectSettings)} starts the method
+ * with given settings and {@link #close()} stops it.
  */
 @Component(service = IoMethod.class, property = IoMethod.PROPERTY + "=" + DirectIoMethod.NAME,
         configurationPid = DirectIoMethod.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
-public final class DirectIoMethod implements IoMethod {
+public final class DirectIoMethod implements IoMethod, AutoCloseable {
 
     public static final String NAME = "direct";
     public static final String PID = "org.pageio.method.direct";
@@ -60,56 +63,60 @@ public final class DirectIoMethod implements IoMethod {
     private volatile String reason = "the component is not activated";
     private volatile Availability availability = Availability.unavailable("io_method=direct: " + reason);
     private volatile ThreadsEngine threads;
-    /**
-     * Counters of the rings of closed sessions, added up at {@code closeSession} (guarded by
-     * {@code this}): {sessions, submit enters, SQEs submitted, blocking wait enters, polls,
-     * polls that found a completion, in-flight-at-submit sum, submissions sampled, I/Os into
-     * registered buffers}.
-     */
-    private final long[] ringTotals = new long[9];
+    /** The counters of the rings of closed sessions, added up at {@code closeSession} (guarded by {@code this}). */
+    private IoUringCounters closedRings = IoUringCounters.NONE;
 
+    /** For the container: {@link #activate} reads the settings and starts the engine. */
     public DirectIoMethod() {
+    }
+
+    /**
+     * Outside a container (tests, benchmarks): a method with {@code settings}, its engine chosen and
+     * started now (the io_uring probe runs in the calling thread); {@link #close()} stops it.
+     */
+    public DirectIoMethod(DirectSettings settings) {
+        start(settings);
     }
 
     @Activate
     void activate(BundleContext bc, Map<String, Object> props) {
-        Object e = props.get("engine");
-        String wanted = e != null ? e.toString() : bc == null ? null : bc.getProperty(ENGINE_PROPERTY);
-        Object n = props.get("io_direct_threads");
-        start(wanted, n == null ? 16 : Integer.parseInt(n.toString()));
+        DirectSettings settings;
+        try {
+            settings = DirectSettings.from(props, bc == null ? null : bc.getProperty(ENGINE_PROPERTY));
+        } catch (IllegalArgumentException e) {
+            engine = Engine.NONE;
+            reason = e.getMessage();
+            availability = Availability.unavailable("io_method=direct: " + reason);
+            return;
+        }
+        start(settings);
     }
 
-    /** Chooses and starts the engine; {@code wanted}: auto (or null), io_uring, threads. */
-    void start(String wanted, int nthreads) {
-        String w = wanted == null || wanted.isBlank() ? "auto" : wanted.trim();
+    /** Chooses and starts the engine {@code settings} ask for. */
+    private void start(DirectSettings settings) {
+        DirectSettings.EngineChoice w = settings.engine();
         switch (w) {
-            case "threads" -> {
-                useThreads(nthreads, "engine = threads was configured");
-            }
-            case "io_uring", "auto" -> {
+            case THREADS -> useThreads(settings.ioDirectThreads(), "engine = threads was configured");
+            case IO_URING, AUTO -> {
                 IoUringProbe probe = IoUring.probe();
                 if (probe.available()) {
                     engine = Engine.IO_URING;
-                    reason = "io_uring is available here" + (w.equals("auto") ? " (engine = auto)" : " (engine = io_uring was configured)");
+                    reason = "io_uring is available here" + (w == DirectSettings.EngineChoice.AUTO ? " (engine = auto)"
+                            : " (engine = io_uring was configured)");
                     availability = new Availability(true, "engine io_uring: " + reason);
-                } else if (w.equals("auto")) {
-                    useThreads(nthreads, "io_uring is not available here (engine = auto): " + probe.cause());
+                } else if (w == DirectSettings.EngineChoice.AUTO) {
+                    useThreads(settings.ioDirectThreads(), "io_uring is not available here (engine = auto): " + probe.cause());
                 } else {
                     engine = Engine.NONE;
                     reason = "engine = io_uring was configured but io_uring is not available here: " + probe.cause();
                     availability = Availability.unavailable("io_method=direct: " + reason + "; set engine = threads or auto");
                 }
             }
-            default -> {
-                engine = Engine.NONE;
-                reason = "engine = " + w + " is not one of auto, io_uring, threads";
-                availability = Availability.unavailable("io_method=direct: " + reason);
-            }
         }
     }
 
     private void useThreads(int nthreads, String why) {
-        threads = new ThreadsEngine(Math.max(1, nthreads), 1024);
+        threads = new ThreadsEngine(nthreads, 1024);
         engine = Engine.THREADS;
         reason = why;
         availability = new Availability(true, "engine threads (" + threads.threads() + " I/O threads): " + why);
@@ -123,6 +130,12 @@ public final class DirectIoMethod implements IoMethod {
             t.stop();
         }
         availability = Availability.unavailable("io_method=direct: the component was deactivated");
+    }
+
+    /** Stops the threads engine, if any (what is queued completes with -ECANCELED); the method is then unavailable. */
+    @Override
+    public void close() {
+        deactivate();
     }
 
     /** The engine in use: io_uring or threads (none when unavailable). */
@@ -261,25 +274,15 @@ public final class DirectIoMethod implements IoMethod {
     }
 
     private synchronized void addRingTotals(IoUring ring) {
-        long[] reap = ring.reapStats();
-        long[] t = ringTotals;
-        t[0]++;
-        t[1] += ring.submitCalls();
-        t[2] += ring.submitted();
-        t[3] += reap[0];
-        t[4] += reap[1];
-        t[5] += reap[2];
-        t[6] += ring.inFlightAtSubmitSum();
-        t[7] += ring.submitSamples();
-        t[8] += ring.fixedIos();
+        closedRings = closedRings.plus(ring.counters());
     }
 
     /**
-     * The counters of every closed session's ring, added up (see {@code ringTotals}): what the
-     * benchmark prints as io_uring_enter calls per read and the device depth kept. A copy.
+     * The counters of every closed session's ring, added up (none for the threads engine): what a
+     * benchmark prints as {@code io_uring_enter} calls per read and the device depth kept. Any thread.
      */
-    synchronized long[] ringTotals() {
-        return ringTotals.clone();
+    public synchronized IoUringCounters ringCounters() {
+        return closedRings;
     }
 
     /** Statistics of one session: {directSetups, flushes, refusals}; owner thread. */

@@ -74,8 +74,7 @@ class DirectBufferManagerTest {
     @ParameterizedTest
     @ValueSource(strings = {"io_uring", "threads"})
     void bufferedWritesThenADirectScanReturnsTheNewPages(String engine) throws Exception {
-        DirectIoMethod m = new DirectIoMethod();
-        m.start(engine, 4);
+        DirectIoMethod m = new DirectIoMethod(new DirectSettings(DirectSettings.EngineChoice.parse(engine), 4));
         assertTrue(m.bypassesPageCache());
         // version 2 is only in the page cache (dirty), not synced
         RelFileLocator loc = writeThroughPageCache(7001, 1, 2);
@@ -105,7 +104,7 @@ class DirectBufferManagerTest {
             // full size from the first read: 96 blocks in 6 reads of 16
             assertEquals(6, stats.ioCount(), stats.toString());
         } finally {
-            m.deactivate();
+            m.close();
         }
     }
 
@@ -119,8 +118,7 @@ class DirectBufferManagerTest {
     @CsvSource({"true, TRY", "false, TRY", "true, OFF"})
     void randomReadsGoIntoRegisteredBuffersUnlessTurnedOff(boolean registered, BufMgrSettings.HugePages huge)
             throws Exception {
-        DirectIoMethod m = new DirectIoMethod();
-        m.start("io_uring", 4);
+        DirectIoMethod m = new DirectIoMethod(new DirectSettings(DirectSettings.EngineChoice.IO_URING, 4));
         RelFileLocator loc = writeThroughPageCache(7002, 3, 0);
         BufMgrSettings.Builder b = new BufMgrSettings.Builder().sharedBuffers(256).maxSessions(4);
         b.directIo = true;
@@ -156,9 +154,9 @@ class DirectBufferManagerTest {
                 pool.close();
             }
             assertNull(aio.registeredBuffers(), "the pool withdrew its pages when it closed");
-            assertEquals(registered ? order.length : 0, m.ringTotals()[8], "reads into registered buffers");
+            assertEquals(registered ? order.length : 0, m.ringCounters().fixedIos(), "reads into registered buffers");
         } finally {
-            m.deactivate();
+            m.close();
         }
     }
 

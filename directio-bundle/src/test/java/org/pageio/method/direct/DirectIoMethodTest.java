@@ -2,6 +2,7 @@ package org.pageio.method.direct;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,6 +30,7 @@ import org.pageio.api.IoTarget;
 import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
+import org.pageio.uring.IoUringCounters;
 
 @Timeout(30)
 class DirectIoMethodTest {
@@ -53,9 +56,8 @@ class DirectIoMethodTest {
     }
 
     DirectIoMethod method(String engine) {
-        DirectIoMethod m = new DirectIoMethod();
-        m.start(engine, 4);
-        closers.add(m::deactivate);
+        DirectIoMethod m = new DirectIoMethod(new DirectSettings(DirectSettings.EngineChoice.parse(engine), 4));
+        closers.add(m::close);
         assertTrue(m.availability().available(), m.availability().cause());
         return m;
     }
@@ -119,9 +121,25 @@ class DirectIoMethodTest {
     @Test
     void unknownEngineIsUnavailableWithTheCause() {
         DirectIoMethod m = new DirectIoMethod();
-        m.start("spdk", 1);
+        m.activate(null, Map.of("engine", "spdk"));
         assertFalse(m.availability().available());
         assertTrue(m.availability().cause().contains("engine = spdk is not one of auto, io_uring, threads"));
+        assertThrows(IllegalArgumentException.class, () -> DirectSettings.EngineChoice.parse("spdk"));
+    }
+
+    @Test
+    void settingsAreValidatedByName() {
+        DirectIoMethod m = new DirectIoMethod();
+        m.activate(null, Map.of("engine", "threads", "io_direct_threads", "0"));
+        assertFalse(m.availability().available());
+        assertEquals("io_method=direct: io_direct_threads = 0 is out of range: valid values are 1..1024",
+                m.availability().cause());
+        m.activate(null, Map.of("io_direct_threads", "many"));
+        assertEquals("io_method=direct: io_direct_threads = many is not an integer: valid values are 1..1024",
+                m.availability().cause());
+        assertEquals(DirectSettings.EngineChoice.THREADS, DirectSettings.EngineChoice.parse(" Threads "));
+        assertEquals(DirectSettings.EngineChoice.AUTO, DirectSettings.EngineChoice.parse(null));
+        assertEquals("engine = auto, io_direct_threads = 16", DirectSettings.DEFAULTS.describe());
     }
 
     @ParameterizedTest
@@ -219,14 +237,14 @@ class DirectIoMethodTest {
         }
         assertTrue(DirectFiles.isDirect(bufferedFd));
         DirectIoMethod m = (DirectIoMethod) ctx.method();
-        long[] rings = m.ringTotals(); // what the benchmark prints, added up when the session closed
+        IoUringCounters rings = m.ringCounters(); // what the benchmark prints, added up when the session closed
         if (engine.equals("io_uring")) {
-            assertEquals(1, rings[0], "one session's ring");
-            assertEquals(4, rings[2], "4 reads, each its own submission");
-            assertEquals(4, rings[7], "4 submissions sampled");
-            assertEquals(0, rings[6], "each read waited for before the next: none in flight at a submission");
+            assertEquals(1, rings.rings(), "one session's ring");
+            assertEquals(4, rings.submitted(), "4 reads, each its own submission");
+            assertEquals(4, rings.submitSamples(), "4 submissions sampled");
+            assertEquals(0, rings.inFlightAtSubmitSum(), "each read waited for before the next: none in flight at a submission");
         } else {
-            assertEquals(0, rings[0], "the threads engine has no ring");
+            assertEquals(0, rings.rings(), "the threads engine has no ring");
         }
     }
 

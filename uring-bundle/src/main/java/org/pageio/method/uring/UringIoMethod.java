@@ -1,7 +1,12 @@
 package org.pageio.method.uring;
 
+import java.util.Locale;
+import java.util.Objects;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.api.IoSession;
@@ -14,28 +19,74 @@ import org.pageio.uring.IoUringProbe;
  * SQE per staged handle and enters the kernel once per batch; any thread that waits for a
  * handle reaps its owner's ring under that ring's completion lock.
  *
- * <p>Availability is probed once, at activation, by creating a ring; when that fails the method
- * stays registered, unavailable, with the cause ({@code pageio:methods} shows it) and
- * {@code AioContext.create} refuses it.
+ * <p>Availability is probed once, at activation (or by the public constructor), by creating a
+ * ring; when that fails the method stays registered, unavailable, with the cause
+ * ({@code pageio:methods} shows it) and {@code AioContext.create} refuses it.
+ *
+ * <p>Setting (PID {@value #PID}, {@link UringConfig}): {@value #FORCE_ASYNC_SETTING}, when a
+ * buffered I/O is submitted with {@link IoUring#IOSQE_ASYNC} ({@link ForceAsync}). It applies
+ * live, from the next submission on; an invalid value is rejected with a warning that names the
+ * setting and its valid values, and the value in force stays (the default at activation).
  */
-@Component(service = IoMethod.class, property = IoMethod.PROPERTY + "=" + UringIoMethod.NAME)
+@Component(service = IoMethod.class, property = IoMethod.PROPERTY + "=" + UringIoMethod.NAME,
+        configurationPid = UringIoMethod.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = UringConfig.class)
 public final class UringIoMethod implements IoMethod {
 
     public static final String NAME = "io_uring";
+    /** The configuration PID. */
+    public static final String PID = "org.pageio.method.uring";
+    /** The setting that chooses {@link ForceAsync}. */
+    public static final String FORCE_ASYNC_SETTING = "io_uring_force_async";
+
+    private static final System.Logger LOG = System.getLogger(PID);
 
     /**
-     * When to set {@link IoUring#IOSQE_ASYNC} (punt to an io-wq worker at once) on a buffered I/O.
-     * Package-private: a switch for the benchmark ({@code UringVsFioBench}) and tests.
+     * When to set {@link IoUring#IOSQE_ASYNC} (punt to an io-wq worker at once) on a buffered I/O:
+     * the values of {@value #FORCE_ASYNC_SETTING}. Direct I/O is never punted.
      */
-    enum ForceAsync {
-        /** Never: the kernel tries the page cache inline and waits for pages asynchronously. */
-        NEVER,
-        /** PostgreSQL 18: buffered reads and writes once more than 4 I/Os are in flight. */
-        PG18,
-        /** PostgreSQL 19: buffered reads only, once more than 4 are in flight or at 4 blocks (32 KiB) and more. */
-        PG19,
-        /** Buffered reads of 4 blocks (32 KiB) and more, however many are in flight. */
-        LARGE
+    public enum ForceAsync {
+        /** {@code large}, the default: buffered reads of 4 blocks (32 KiB) and more, however many are in flight. */
+        LARGE("large"),
+        /** {@code pg19}, PostgreSQL 19: buffered reads only, once more than 4 are in flight or at 4 blocks and more. */
+        PG19("pg19"),
+        /** {@code pg18}, PostgreSQL 18: buffered reads and writes once more than 4 I/Os are in flight. */
+        PG18("pg18"),
+        /** {@code never}: the kernel tries the page cache inline and waits for pages asynchronously. */
+        NEVER("never");
+
+        private final String value;
+
+        ForceAsync(String value) {
+            this.value = value;
+        }
+
+        /** The setting's value, e.g. {@code large}. */
+        public String value() {
+            return value;
+        }
+
+        /**
+         * The policy a setting value names, case-insensitively, as PostgreSQL reads an enum
+         * setting.
+         *
+         * @throws IllegalArgumentException naming the setting, the value and the valid values
+         */
+        public static ForceAsync parse(String value) {
+            String v = value == null ? "" : value.strip().toLowerCase(Locale.ROOT);
+            for (ForceAsync f : values()) {
+                if (f.value.equals(v)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException(FORCE_ASYNC_SETTING + " = " + value
+                    + " is not valid: valid values are large, pg19, pg18, never");
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
     }
 
     /** PostgreSQL's threshold: more than this many I/Os in flight (earlier batch members included). */
@@ -44,33 +95,65 @@ public final class UringIoMethod implements IoMethod {
     static final long ASYNC_MIN_BYTES = 4 * 8192;
     /**
      * The default, chosen by measurement (uring-bundle/README.md, "IOSQE_ASYNC"): on cold buffered
-     * reads on this 2-core machine, punting 128 KiB reads to io-wq let the page-cache copies run
-     * beside the issuer and raised bandwidth, while punting 8 KiB reads cost IOPS (thread hand-offs
-     * for little copying). PostgreSQL's "more than 4 in flight" rule punts both; the size alone
-     * picks the right one for each.
+     * reads on a 2-core machine, punting 128 KiB reads to io-wq let the page-cache copies run
+     * beside the issuer, while punting 8 KiB reads cost IOPS (thread hand-offs for little
+     * copying). PostgreSQL's "more than 4 in flight" rule punts both; the size alone picks the
+     * right one for each.
      */
-    static final ForceAsync DEFAULT_FORCE_ASYNC = ForceAsync.LARGE;
+    public static final ForceAsync DEFAULT_FORCE_ASYNC = ForceAsync.LARGE;
 
-    private final ForceAsync forceAsync;
+    /** The policy in force; read once per submitted batch, written by the configuration thread. */
+    private volatile ForceAsync forceAsync;
+    /** The last rejected configuration, as one line; null when none was rejected. */
+    private volatile String rejected;
     private volatile Availability availability = Availability.unavailable(
             "io_uring was not probed yet: the component is not activated");
 
+    /** For the container: {@link #activate} probes and reads the configuration. */
     public UringIoMethod() {
-        this(DEFAULT_FORCE_ASYNC);
+        this.forceAsync = DEFAULT_FORCE_ASYNC;
     }
 
-    UringIoMethod(ForceAsync forceAsync) {
-        this.forceAsync = forceAsync;
+    /**
+     * Outside a container (tests, benchmarks): a method with {@value #FORCE_ASYNC_SETTING} =
+     * {@code forceAsync}, probed now in the calling thread, ready for {@code AioContext.create}.
+     */
+    public UringIoMethod(ForceAsync forceAsync) {
+        this.forceAsync = Objects.requireNonNull(forceAsync, FORCE_ASYNC_SETTING);
+        probe();
     }
 
-    /** Probes io_uring once, by creating (and closing) a ring in this thread. */
+    /** Reads the configuration, then probes io_uring once, by creating (and closing) a ring in this thread. */
     @Activate
-    void activate() {
+    void activate(UringConfig config) {
+        configure(config, "using the default " + DEFAULT_FORCE_ASYNC);
+        probe();
+    }
+
+    /** Applies a changed configuration from the next submission on; an invalid one is rejected. Never throws. */
+    @Modified
+    void modified(UringConfig config) {
+        configure(config, "keeping " + forceAsync);
+    }
+
+    private void configure(UringConfig config, String verb) {
+        try {
+            forceAsync = ForceAsync.parse(config.io__uring__force__async());
+            rejected = null;
+        } catch (IllegalArgumentException e) {
+            String line = "io_method=io_uring: rejected configuration: " + e.getMessage() + "; " + verb;
+            rejected = line;
+            LOG.log(System.Logger.Level.WARNING, line);
+        }
+    }
+
+    private void probe() {
         IoUringProbe probe = IoUring.probe();
         availability = probe.availability();
     }
 
-    ForceAsync forceAsync() {
+    /** The {@link ForceAsync} policy in force. Any thread. */
+    public ForceAsync forceAsync() {
         return forceAsync;
     }
 
@@ -79,9 +162,12 @@ public final class UringIoMethod implements IoMethod {
         return NAME;
     }
 
+    /** The probe's verdict; when available and a configuration was rejected, the rejection as its cause. */
     @Override
     public Availability availability() {
-        return availability;
+        Availability a = availability;
+        String r = rejected;
+        return r != null && a.available() ? new Availability(true, r) : a;
     }
 
     /** The session's ring: {@code io_max_concurrency} entries, so its SQ can never overflow. */
@@ -109,21 +195,26 @@ public final class UringIoMethod implements IoMethod {
         }
         // The batch is already on the in-flight list: what was in flight before it is the rest.
         int inFlightBefore = session.inFlightCount() - count;
+        ForceAsync policy = forceAsync; // one volatile read per batch
         for (int i = 0; i < count; i++) {
             IoHandle h = handles[i];
-            ring.prepare(h, sqeFlags(h, inFlightBefore));
+            ring.prepare(h, sqeFlags(policy, h, inFlightBefore));
             inFlightBefore++;
         }
         ring.submit(session.callState());
         return count;
     }
 
-    /** {@link IoUring#IOSQE_ASYNC} or 0 for {@code h}, as {@link #forceAsync} says. */
+    /** {@link IoUring#IOSQE_ASYNC} or 0 for {@code h}, as the policy in force says. */
     int sqeFlags(IoHandle h, int inFlightBefore) {
+        return sqeFlags(forceAsync, h, inFlightBefore);
+    }
+
+    private static int sqeFlags(ForceAsync policy, IoHandle h, int inFlightBefore) {
         if ((h.flags() & IoHandle.FLAG_BUFFERED) == 0) {
             return 0; // never for direct I/O: the kernel does not complete it inline anyway
         }
-        return switch (forceAsync) {
+        return switch (policy) {
             case NEVER -> 0;
             case PG18 -> (h.op() == IoHandle.OP_READV || h.op() == IoHandle.OP_WRITEV)
                     && inFlightBefore > ASYNC_IN_FLIGHT_THRESHOLD ? IoUring.IOSQE_ASYNC : 0;
@@ -178,6 +269,8 @@ public final class UringIoMethod implements IoMethod {
 
     @Override
     public String toString() {
-        return "UringIoMethod[" + availability + ", IOSQE_ASYNC " + forceAsync + "]";
+        String r = rejected;
+        return "UringIoMethod[" + availability + ", " + FORCE_ASYNC_SETTING + " = " + forceAsync
+                + (r == null ? "" : "; " + r) + "]";
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,6 +35,7 @@ import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
 import org.pageio.uring.IoUring;
+import org.pageio.uring.IoUringCounters;
 import org.pageio.uring.Pattern;
 import org.pageio.uring.Seccomp;
 
@@ -59,7 +61,7 @@ class UringIoMethodTest {
         alphaFd = open(alpha, OpenFlags.O_RDONLY);
         arena = Arena.ofShared();
         method = new UringIoMethod();
-        method.activate();
+        method.activate(config("large"));
         ctx = AioContext.create(method, new AioConfig(8, 16, 16));
     }
 
@@ -241,6 +243,14 @@ class UringIoMethodTest {
             assertEquals(IoResult.PARTIAL, pipeRet.status(), pipeRet.message());
             assertEquals(42, pipeBuf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
             assertTrue(ring.reapStats()[0] > waits, "the owner blocked in io_uring_enter for the FIFO read");
+            IoUringCounters c = ring.counters();
+            long[] r = ring.reapStats();
+            assertEquals(new IoUringCounters(1, ring.submitCalls(), 5, r[0], r[1], r[2], 1, 2, ring.fixedIos()), c);
+            assertEquals(1.0 / 2, c.averageInFlightAtSubmit(), 1e-9);
+            IoUringCounters two = c.plus(c);
+            assertEquals(2, two.rings());
+            assertEquals(10, two.submitted());
+            assertEquals(1.0 / 2, two.averageInFlightAtSubmit(), 1e-9);
         }
     }
 
@@ -515,7 +525,12 @@ class UringIoMethodTest {
 
     /** Eight buffered reads in one batch (1 block, except the last of 4 blocks), then one write. */
     private List<Integer> flagsFor(UringIoMethod.ForceAsync policy, int handleFlags) {
-        Recording rec = new Recording(new UringIoMethod(policy));
+        return flagsFor(new UringIoMethod(policy), handleFlags);
+    }
+
+    private List<Integer> flagsFor(UringIoMethod method, int handleFlags) {
+        UringIoMethod.ForceAsync policy = method.forceAsync();
+        Recording rec = new Recording(method);
         try (AioContext c = AioContext.create(rec, new AioConfig(1, 16, 16)); IoSession s = c.openSession("t")) {
             int n = 8;
             IoHandle[] hs = new IoHandle[n];
@@ -570,6 +585,47 @@ class UringIoMethodTest {
         // Never for direct (unbuffered) I/O.
         assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.PG18, 0));
         assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.LARGE, 0));
+    }
+
+    /** The configuration as DS would hand it: {@code io_uring_force_async = value}. */
+    static UringConfig config(String value) {
+        return new UringConfig() {
+            @Override
+            public String io__uring__force__async() {
+                return value;
+            }
+
+            @Override
+            public Class<? extends java.lang.annotation.Annotation> annotationType() {
+                return UringConfig.class;
+            }
+        };
+    }
+
+    @Test
+    void forceAsyncIsASettingValidatedByNameAndAppliedLive() {
+        assertEquals(UringIoMethod.ForceAsync.PG18, UringIoMethod.ForceAsync.parse(" PG18 "), "case-insensitive");
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> UringIoMethod.ForceAsync.parse("always"));
+        assertEquals("io_uring_force_async = always is not valid: valid values are large, pg19, pg18, never",
+                bad.getMessage());
+
+        UringIoMethod m = new UringIoMethod();
+        m.activate(config("always"));
+        assertEquals(UringIoMethod.DEFAULT_FORCE_ASYNC, m.forceAsync(), "rejected at activation: the default");
+        assertTrue(m.availability().available(), "a rejected setting does not take io_uring away");
+        assertTrue(m.availability().cause().contains("io_uring_force_async = always is not valid")
+                && m.availability().cause().endsWith("using the default large"), m.availability().cause());
+
+        m.modified(config("pg19"));
+        assertEquals(UringIoMethod.ForceAsync.PG19, m.forceAsync());
+        assertNull(m.availability().cause(), "the rejection is over once a valid value came");
+        m.modified(config(""));
+        assertEquals(UringIoMethod.ForceAsync.PG19, m.forceAsync(), "an invalid change keeps the value in force");
+        assertTrue(m.toString().contains("io_uring_force_async = pg19; io_method=io_uring: rejected configuration"),
+                m.toString());
+        m.modified(config("never"));
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(m, IoHandle.FLAG_BUFFERED), "applied live");
     }
 
     @Test
@@ -730,7 +786,7 @@ class UringIoMethodTest {
             try {
                 Seccomp.denyIoUringSetupOnThisThread();
                 UringIoMethod m = new UringIoMethod();
-                m.activate();
+                m.activate(config("large"));
                 result.set(m);
             } catch (Throwable e) {
                 result.set(e);
