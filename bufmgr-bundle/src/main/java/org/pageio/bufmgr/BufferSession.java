@@ -316,17 +316,22 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
             op.pinnedEntries = Math.max(forwarded, n);
         }
         op.nblocks = i;
-        if (!pool.defersReads()) {
+        if (!pool.defersReads()) { // with io_method=sync the wait phase reads, as in PostgreSQL
+            int fd;
+            IoHandle h;
             try {
-                asyncReadBuffers(op); // with io_method=sync the wait phase reads, as in PostgreSQL
-            } catch (PosixException e) {
-                // a segment file that cannot be opened fails before any buffer is claimed: drop the
-                // pins taken here (the forwarded ones stay the caller's), as promised above
+                fd = rel.fd(block);
+                h = acquireReadHandle();
+            } catch (PosixException | RuntimeException e) {
+                // a segment file that cannot be opened, or no I/O possible (no method bound within
+                // the gate wait timeout), fails before any buffer is claimed: drop the pins taken
+                // here (the forwarded ones stay the caller's), as promised above
                 for (int j = forwarded; j < op.pinnedEntries; j++) {
                     releaseBuffer(buffers[offset + j]);
                 }
                 throw e;
             }
+            asyncReadBuffers(op, fd, h);
         }
         return true;
     }
@@ -441,14 +446,29 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * the I/O over the following buffers that can be claimed without waiting.
      */
     private void asyncReadBuffers(ReadBuffersOperation op) throws PosixException {
-        int first = op.nblocksDone;
-        long block = op.blockNum + first;
-        int fd = op.rel.fd(block); // fails cleanly, naming the file, before any state changes
+        int fd = op.rel.fd(op.blockNum + op.nblocksDone); // fails cleanly, naming the file, before any state changes
+        asyncReadBuffers(op, fd, acquireReadHandle());
+    }
+
+    /**
+     * A handle for a read: a free one, else after submitting what is staged, the oldest once it
+     * is reclaimed. Waits at the method gate while no method is bound, and throws
+     * {@link IllegalStateException} ("no I/O started: …") after the gate wait timeout. Changes no
+     * buffer's state.
+     */
+    private IoHandle acquireReadHandle() {
         IoHandle h = io.acquireNb();
         if (h == null) {
             io.submitStaged();
             h = io.acquire();
         }
+        return h;
+    }
+
+    /** Starts {@code op}'s next read on {@code fd} with handle {@code h}: claims the buffers' I/O, stages it. */
+    private void asyncReadBuffers(ReadBuffersOperation op, int fd, IoHandle h) {
+        int first = op.nblocksDone;
+        long block = op.blockNum + first;
         int head = op.buffers[op.offset + first];
         for (;;) {
             int claim = pool.startBufferIo(head);
