@@ -50,6 +50,8 @@ public final class AioContext implements AutoCloseable {
     public static final long DEFAULT_SWAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How long a session waits at a closed gate by default before its I/O fails (60 s). */
     public static final long DEFAULT_GATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** {@code io_hang_warning}'s default: an I/O in flight for 30 s is reported. */
+    public static final long DEFAULT_HANG_WARNING_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     /**
      * One method epoch: the method sessions submit to while {@code open}, or a closed gate
@@ -62,6 +64,8 @@ public final class AioContext implements AutoCloseable {
     /** The last method that was bound (for names and views while none is). */
     private volatile IoMethod lastMethod;
     private volatile long gateWaitNanos = DEFAULT_GATE_WAIT_NANOS;
+    /** {@link #setHangWarning}; volatile: set by the configuring thread, read by the watchdog. */
+    private volatile long hangWarningNanos = DEFAULT_HANG_WARNING_NANOS;
     private final Object swapLock = new Object();
     private final Object gateMonitor = new Object();
     private final AioConfig config;
@@ -107,6 +111,7 @@ public final class AioContext implements AutoCloseable {
             session.handlesCreated();
             sessions[s] = session;
         }
+        HangWatchdog.INSTANCE.watch(this);
     }
 
     /**
@@ -437,41 +442,74 @@ public final class AioContext implements AutoCloseable {
     public List<AioHandleInfo> snapshot() {
         List<AioHandleInfo> rows = new ArrayList<>();
         for (IoHandle h : handles) {
-            long gen = h.generation();
-            int state = h.state();
-            if (state == IoHandle.IDLE) {
-                continue;
+            AioHandleInfo row = info(h, h.generation());
+            if (row != null) {
+                rows.add(row);
             }
-            int session = h.session().id();
-            if (state == IoHandle.HANDED_OUT) {
-                rows.add(new AioHandleInfo(session, h.index(), gen, IoHandle.stateName(state), "", 0, 0, "", 0, "", false,
-                        false, false));
-                continue;
-            }
-            int op = h.op();
-            long offset = h.offset();
-            long length = h.length();
-            IoTarget target = h.target();
-            long targetData = h.targetData();
-            int flags = h.flags();
-            boolean completed = state >= IoHandle.COMPLETED_IO;
-            int raw = completed ? h.rawResult() : 0;
-            long distilled = state >= IoHandle.COMPLETED_SHARED ? h.distilledResult() : IoResult.of(IoResult.UNKNOWN, 0);
-            if (h.generation() != gen || h.state() < state) {
-                continue; // reused while we looked
-            }
-            String desc;
-            try {
-                desc = target == null ? "" : target.describe(targetData);
-            } catch (RuntimeException e) {
-                desc = "?";
-            }
-            rows.add(new AioHandleInfo(session, h.index(), gen, IoHandle.stateName(state), IoHandle.opName(op), offset,
-                    length, desc, raw, IoResult.statusName(IoResult.status(distilled)),
-                    (flags & IoHandle.FLAG_SYNCHRONOUS) != 0, (flags & IoHandle.FLAG_REFERENCES_LOCAL) != 0,
-                    (flags & IoHandle.FLAG_BUFFERED) != 0));
         }
         return rows;
+    }
+
+    /**
+     * {@code h}'s {@code aios} row while it is in generation {@code gen} and not idle, else null
+     * (read without locks, as {@link #snapshot}). Any thread.
+     */
+    AioHandleInfo info(IoHandle h, long gen) {
+        int state = h.state();
+        if (state == IoHandle.IDLE || h.generation() != gen) {
+            return null;
+        }
+        int session = h.session().id();
+        if (state == IoHandle.HANDED_OUT) {
+            return new AioHandleInfo(session, h.index(), gen, IoHandle.stateName(state), "", 0, 0, "", 0, "", false, false,
+                    false);
+        }
+        int op = h.op();
+        long offset = h.offset();
+        long length = h.length();
+        IoTarget target = h.target();
+        long targetData = h.targetData();
+        int flags = h.flags();
+        boolean completed = state >= IoHandle.COMPLETED_IO;
+        int raw = completed ? h.rawResult() : 0;
+        long distilled = state >= IoHandle.COMPLETED_SHARED ? h.distilledResult() : IoResult.of(IoResult.UNKNOWN, 0);
+        if (h.generation() != gen || h.state() < state) {
+            return null; // reused while we looked
+        }
+        String desc;
+        try {
+            desc = target == null ? "" : target.describe(targetData);
+        } catch (RuntimeException e) {
+            desc = "?";
+        }
+        return new AioHandleInfo(session, h.index(), gen, IoHandle.stateName(state), IoHandle.opName(op), offset, length,
+                desc, raw, IoResult.statusName(IoResult.status(distilled)), (flags & IoHandle.FLAG_SYNCHRONOUS) != 0,
+                (flags & IoHandle.FLAG_REFERENCES_LOCAL) != 0, (flags & IoHandle.FLAG_BUFFERED) != 0);
+    }
+
+    /**
+     * {@code io_hang_warning}: an I/O in flight (defined, staged, submitted, or completed by the
+     * kernel but not yet by its callbacks) for longer than this is reported once, with its
+     * {@code aios} row, its method and the stacks of pageio's threads and the session owner's
+     * ({@link HangWatchdog}); 0 turns the watch off. Default 30 s. Any thread.
+     */
+    public void setHangWarning(long nanos) {
+        hangWarningNanos = Math.max(0, nanos);
+        HangWatchdog.INSTANCE.changed();
+    }
+
+    /** The {@code io_hang_warning} in force, in ns (0: off). */
+    public long hangWarning() {
+        return hangWarningNanos;
+    }
+
+    /** How many I/Os {@code io_hang_warning} reported in this JVM, in any context (tests assert none). */
+    public static long hangWarnings() {
+        return HangWatchdog.INSTANCE.warnings();
+    }
+
+    IoHandle[] handles() {
+        return handles;
     }
 
     /**
@@ -561,6 +599,7 @@ public final class AioContext implements AutoCloseable {
             }
             closed = true;
         }
+        HangWatchdog.INSTANCE.unwatch(this);
         arena.close();
     }
 

@@ -73,7 +73,8 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             // bgwriter_lru_multiplier real 0..10; all three sighup
             new Known("bgwriter_delay", Unit.MS, "sighup", false),
             new Known("bgwriter_lru_maxpages", Unit.NONE, "sighup", false),
-            new Known("bgwriter_lru_multiplier", Unit.NONE, "sighup", false));
+            new Known("bgwriter_lru_multiplier", Unit.NONE, "sighup", false),
+            new Known("io_hang_warning", Unit.MS, "sighup", false));
 
     static Known known(String name) {
         for (Known k : CATALOG) {
@@ -95,7 +96,8 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
 
     /** {@link #appliesFor(String)} for one setting. */
     static String appliesFor(String pid, String name) {
-        return BUFMGR_PID.equals(pid) && (name.startsWith("io_method") || name.startsWith("bgwriter_")) ? "live"
+        return BUFMGR_PID.equals(pid) && (name.startsWith("io_method") || name.startsWith("bgwriter_")
+                || name.equals("io_hang_warning")) ? "live"
                 : appliesFor(pid);
     }
 

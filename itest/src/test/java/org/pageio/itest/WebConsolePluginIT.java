@@ -25,6 +25,7 @@ import org.pageio.itest.kit.ExportedJar;
 import org.pageio.itest.kit.ExportedJar.Run;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -135,6 +136,7 @@ public class WebConsolePluginIT {
                     .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
             browser = new ChromeDriver(service, options);
             WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+            wait.ignoring(StaleElementReferenceException.class); // the page re-renders what it refreshes
 
             // log in once with the credentials in the URL, then use the plain URL (Basic auth is cached)
             browser.get("http://admin:" + password + "@127.0.0.1:" + port + "/system/console/bundles");
@@ -167,11 +169,11 @@ public class WebConsolePluginIT {
             new Select(browser.findElement(By.id("pageio-set-name"))).selectByValue("effective_io_concurrency");
             browser.findElement(By.id("pageio-set-value")).sendKeys("5000");
             browser.findElement(By.id("pageio-set-submit")).click();
-            WebElement outcome = wait.until(d -> d.findElements(By.id("pageio-outcome")).isEmpty() ? null
-                    : d.findElement(By.id("pageio-outcome")));
-            assertEquals("effective_io_concurrency = 5000 is outside the valid range 0..1000;"
-                    + " effective_io_concurrency stays 16", outcome.getText());
-            assertEquals("refused", outcome.getAttribute("class"));
+            String outcome = wait.until(d -> d.findElements(By.id("pageio-outcome")).isEmpty() ? null
+                    : d.findElement(By.id("pageio-outcome")).getAttribute("class") + ": "
+                            + d.findElement(By.id("pageio-outcome")).getText());
+            assertEquals("refused: effective_io_concurrency = 5000 is outside the valid range 0..1000;"
+                    + " effective_io_concurrency stays 16", outcome);
             assertTrue(settingsRow(browser, "effective_io_concurrency"), settingsRow(browser, "effective_io_concurrency")
                     .startsWith("effective_io_concurrency 16 default"));
             screenshot(browser, "webconsole-pageio-refused.png");
@@ -180,8 +182,12 @@ public class WebConsolePluginIT {
             new Select(browser.findElement(By.id("pageio-set-name"))).selectByValue("io_max_workers");
             browser.findElement(By.id("pageio-set-value")).sendKeys("9");
             browser.findElement(By.id("pageio-set-submit")).click();
-            wait.until(d -> d.findElement(By.id("pageio-outcome")).getText().startsWith("SET io_max_workers = 9 (was 8)"));
-            assertEquals("ok", browser.findElement(By.id("pageio-outcome")).getAttribute("class"));
+            String applied = wait.until(d -> {
+                String text = d.findElement(By.id("pageio-outcome")).getText();
+                return text.startsWith("SET io_max_workers = 9 (was 8)") ? d.findElement(By.id("pageio-outcome"))
+                        .getAttribute("class") + ": " + text : null;
+            });
+            assertTrue(applied, applied.startsWith("ok: SET io_max_workers = 9 (was 8)"));
             assertTrue(settingsRow(browser, "io_max_workers"), settingsRow(browser, "io_max_workers")
                     .startsWith("io_max_workers 9 console"));
             assertTrue(Files.readString(data.resolve("conf/org.pageio.settings.cfg")).contains("\nio_max_workers = 9\n"));
@@ -216,13 +222,21 @@ public class WebConsolePluginIT {
 
     /** The settings table's row as the browser shows it, cells joined by single spaces. */
     private static String settingsRow(WebDriver browser, String name) {
-        for (WebElement tr : browser.findElements(By.cssSelector("#pageio-settings tbody tr"))) {
-            List<WebElement> cells = tr.findElements(By.tagName("td"));
-            if (cells.get(0).getText().equals(name)) {
-                return cells.get(0).getText() + " " + cells.get(1).getText() + " " + cells.get(3).getText();
+        for (int attempt = 0;; attempt++) {
+            try {
+                for (WebElement tr : browser.findElements(By.cssSelector("#pageio-settings tbody tr"))) {
+                    List<WebElement> cells = tr.findElements(By.tagName("td"));
+                    if (cells.get(0).getText().equals(name)) {
+                        return cells.get(0).getText() + " " + cells.get(1).getText() + " " + cells.get(3).getText();
+                    }
+                }
+                return "(no row " + name + ")";
+            } catch (StaleElementReferenceException e) {
+                if (attempt == 20) {
+                    throw e; // re-rendered under us twenty times running
+                }
             }
         }
-        return "(no row " + name + ")";
     }
 
     private static void screenshot(WebDriver browser, String name) throws IOException {

@@ -83,4 +83,9 @@ public @interface BufMgrConfig {
     @AttributeDefinition(name = "io_method_wait_timeout", description = "Milliseconds a read waits for an I/O method "
             + "when none is bound, before it fails", min = "0", max = "86400000")
     int io__method__wait__timeout() default 60000;
+
+    @AttributeDefinition(name = "io_hang_warning", description = "Milliseconds an I/O may stay in flight before it is "
+            + "reported once, with its aios row, its method and the threads' stacks; 0 turns the watch off", min = "0",
+            max = "86400000")
+    int io__hang__warning() default 30000;
 }

@@ -156,6 +156,7 @@ public final class BufferManagerComponent implements BufferManager {
             pool = core.pool();
             try {
                 aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
+                aio.setHangWarning(TimeUnit.MILLISECONDS.toNanos(config.io__hang__warning()));
                 core.startBackgroundWriter(new BgWriterSettings(config.bgwriter__delay(), config.bgwriter__lru__maxpages(),
                         config.bgwriter__lru__multiplier()));
             } catch (RuntimeException e) {
@@ -221,6 +222,7 @@ public final class BufferManagerComponent implements BufferManager {
                         + bg.lruMultiplier());
             }
             aio.setGateWaitTimeout(TimeUnit.MILLISECONDS.toNanos(config.io__method__wait__timeout()));
+            aio.setHangWarning(TimeUnit.MILLISECONDS.toNanos(config.io__hang__warning()));
             try {
                 applyMethodConfig(config);
             } catch (IllegalArgumentException e) {
