@@ -86,8 +86,8 @@ class DrillTest {
                 r.cases().stream().map(c -> c.drillCase().id()).toList());
 
         // the generator's answer for val BETWEEN 20000 AND 20172, independent of the pages
-        long[] fetches = Drill.indexOrderBlocks(ROWS, 1);
-        long[] distinct = Drill.distinctSorted(fetches);
+        long[] fetches = DrillTables.indexOrderBlocks(ROWS, 1);
+        long[] distinct = DrillTables.distinctSorted(fetches);
         assertTrue(fetches.length > 30 && distinct.length > 30, fetches.length + " rows, " + distinct.length + " blocks");
         // the index scan repeats blocks; the scans read each distinct block once (checked on read bytes below)
         assertTrue(fetches.length > distinct.length, fetches.length + " fetches, " + distinct.length + " blocks");
