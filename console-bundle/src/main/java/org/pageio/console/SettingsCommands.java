@@ -136,13 +136,13 @@ public final class SettingsCommands {
         if (!json) {
             return outcome;
         }
-        StringBuilder sb = new StringBuilder("{\"name\": ");
-        TextTable.quote(sb, name);
-        sb.append(", \"value\": ");
-        TextTable.quote(sb, value);
-        sb.append(", \"result\": ");
-        TextTable.quote(sb, outcome);
-        return sb.append('}').toString();
+        return Json.inline(g -> {
+            g.writeStartObject();
+            g.writeStringField("name", name);
+            g.writeStringField("value", value);
+            g.writeStringField("result", outcome);
+            g.writeEndObject();
+        }).stripTrailing();
     }
 
     /**
