@@ -8,7 +8,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
 import org.osgi.framework.Bundle;
@@ -19,9 +18,6 @@ import org.osgi.resource.Capability;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.pageio.api.IoMethod;
 import org.pageio.console.drill.Drill;
 import org.pageio.console.drill.DrillOptions;
@@ -53,28 +49,19 @@ public final class DrillCommand {
     /** How long the drill waits for active method bundles to register their method. */
     static final long METHODS_WAIT_MS = 10_000;
 
-    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods;
     private final String dataProperty;
     private final String resultsProperty;
     private final boolean tty;
     private final BundleContext context;
 
     @Activate
-    public DrillCommand(BundleContext context) {
+    public DrillCommand(BundleContext context, @Reference RegisteredMethods registered) {
         this.context = context;
+        this.methods = registered.all();
         this.dataProperty = context.getProperty(DataDirectory.PROPERTY);
         this.resultsProperty = context.getProperty(RESULTS_PROPERTY);
         this.tty = Boolean.parseBoolean(context.getProperty(TTY_PROPERTY));
-    }
-
-    @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
-            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
-    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
-        methods.put(ref, method);
-    }
-
-    void removeMethod(ServiceReference<IoMethod> ref) {
-        methods.remove(ref);
     }
 
     /**

@@ -5,17 +5,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.pageio.api.IoMethod;
 
 /**
@@ -30,16 +27,11 @@ public final class MethodsCommand {
 
     static final String[] HEADER = {"method", "available", "cause", "bundle"};
 
-    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods;
 
-    @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
-            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
-    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
-        methods.put(ref, method);
-    }
-
-    void removeMethod(ServiceReference<IoMethod> ref) {
-        methods.remove(ref);
+    @Activate
+    public MethodsCommand(@Reference RegisteredMethods registered) {
+        this.methods = registered.all();
     }
 
     @Descriptor("lists the registered I/O methods (io_method), whether each can run here, and why not")

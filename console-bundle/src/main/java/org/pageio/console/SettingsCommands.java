@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
 
 import org.apache.felix.service.command.Descriptor;
@@ -26,9 +25,6 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.AttributeDefinition;
 import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
@@ -60,24 +56,15 @@ public final class SettingsCommands {
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
     private final MetaTypeService metaType;
-    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods;
 
     @Activate
     public SettingsCommands(BundleContext context, @Reference ConfigurationAdmin configAdmin,
-            @Reference MetaTypeService metaType) {
+            @Reference MetaTypeService metaType, @Reference RegisteredMethods registered) {
         this.context = context;
+        this.methods = registered.all();
         this.configAdmin = configAdmin;
         this.metaType = metaType;
-    }
-
-    @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
-            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
-    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
-        methods.put(ref, method);
-    }
-
-    void removeMethod(ServiceReference<IoMethod> ref) {
-        methods.remove(ref);
     }
 
     @Descriptor("shows the settings of the buffer manager and the worker pool like pg_settings: value, unit, source,"
@@ -149,13 +136,13 @@ public final class SettingsCommands {
         if (!json) {
             return outcome;
         }
-        StringBuilder sb = new StringBuilder("{\"name\": ");
-        TextTable.quote(sb, name);
-        sb.append(", \"value\": ");
-        TextTable.quote(sb, value);
-        sb.append(", \"result\": ");
-        TextTable.quote(sb, outcome);
-        return sb.append('}').toString();
+        return Json.inline(g -> {
+            g.writeStartObject();
+            g.writeStringField("name", name);
+            g.writeStringField("value", value);
+            g.writeStringField("result", outcome);
+            g.writeEndObject();
+        }).stripTrailing();
     }
 
     /**

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
 import org.osgi.framework.BundleContext;
@@ -13,9 +12,6 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.pageio.api.IoMethod;
 import org.pageio.api.MethodSwap;
 import org.pageio.bufmgr.MethodStatus;
@@ -38,22 +34,14 @@ public final class SwapCommand {
 
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
-    private final Map<ServiceReference<IoMethod>, IoMethod> methods = new ConcurrentHashMap<>();
+    private final Map<ServiceReference<IoMethod>, IoMethod> methods;
 
     @Activate
-    public SwapCommand(BundleContext context, @Reference ConfigurationAdmin configAdmin) {
+    public SwapCommand(BundleContext context, @Reference ConfigurationAdmin configAdmin,
+            @Reference RegisteredMethods registered) {
         this.context = context;
+        this.methods = registered.all();
         this.configAdmin = configAdmin;
-    }
-
-    @Reference(service = IoMethod.class, cardinality = ReferenceCardinality.MULTIPLE,
-            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
-    void addMethod(ServiceReference<IoMethod> ref, IoMethod method) {
-        methods.put(ref, method);
-    }
-
-    void removeMethod(ServiceReference<IoMethod> ref) {
-        methods.remove(ref);
     }
 
     @Descriptor("swaps the I/O method while scans run (hot swap): drains the I/O in flight, keeps the cached pages,"

@@ -1,5 +1,7 @@
 package org.pageio.console;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -151,23 +153,22 @@ public final class TextTable {
 
     /** A JSON array with one object per row, keyed by {@link #jsonKey(String) header name}, followed by a newline. */
     public String toJson() {
-        StringBuilder sb = new StringBuilder("[");
+        return Json.inline(this::writeJson);
+    }
+
+    /** Writes the table as {@link #toJson()} does, as the next value of {@code g} (a field's value, say). */
+    public void writeJson(JsonGenerator g) throws IOException {
         String[] keys = header.stream().map(TextTable::jsonKey).toArray(String[]::new);
-        for (int r = 0; r < rows.size(); r++) {
-            sb.append(r == 0 ? "\n  {" : ",\n  {");
-            Object[] row = rows.get(r);
+        g.writeStartArray();
+        for (Object[] row : rows) {
+            g.writeStartObject();
             for (int c = 0; c < keys.length; c++) {
-                if (c > 0) {
-                    sb.append(", ");
-                }
-                quote(sb, keys[c]);
-                sb.append(": ");
-                jsonValue(sb, row[c]);
+                g.writeFieldName(keys[c]);
+                jsonValue(g, row[c]);
             }
-            sb.append('}');
+            g.writeEndObject();
         }
-        sb.append(rows.isEmpty() ? "]\n" : "\n]\n");
-        return sb.toString();
+        g.writeEndArray();
     }
 
     /** {@code "Read bytes"} → {@code read_bytes}. */
@@ -177,15 +178,15 @@ public final class TextTable {
         return key.isEmpty() ? "_" : key;
     }
 
-    private static void jsonValue(StringBuilder sb, Object v) {
+    private static void jsonValue(JsonGenerator g, Object v) throws IOException {
         if (v == null) {
-            sb.append("null");
-        } else if (v instanceof Boolean) {
-            sb.append(v);
+            g.writeNull();
+        } else if (v instanceof Boolean b) {
+            g.writeBoolean(b);
         } else if (v instanceof Number num && isFinite(num)) {
-            sb.append(num);
+            g.writeNumber(num.toString()); // as Java prints it: 8192, 1.5
         } else {
-            quote(sb, String.valueOf(v));
+            g.writeString(String.valueOf(v));
         }
     }
 
@@ -197,29 +198,5 @@ public final class TextTable {
             return Float.isFinite(f);
         }
         return true;
-    }
-
-    static void quote(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '\b' -> sb.append("\\b");
-                case '\f' -> sb.append("\\f");
-                default -> {
-                    if (ch < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-                }
-            }
-        }
-        sb.append('"');
     }
 }

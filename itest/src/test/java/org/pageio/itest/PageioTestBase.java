@@ -43,6 +43,7 @@ public abstract class PageioTestBase {
         "org.apache.felix.scr",
         "org.apache.felix.configadmin",
         "org.apache.felix.gogo.runtime",
+        "com.fasterxml.jackson.core", // console-bundle writes its JSON with jackson-core
     };
 
     static final String[] PAGEIO_BUNDLES = {"api-bundle", "sync-bundle", "worker-bundle", "bufmgr-bundle", "table-bundle",

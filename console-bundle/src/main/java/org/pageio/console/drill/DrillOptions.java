@@ -72,11 +72,12 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
         }
         for (int e : eic) {
             if (e < 0 || e > 1000) {
-                throw new IllegalArgumentException("effective_io_concurrency = " + e + " is out of range: valid values are 0..1000");
+                throw new IllegalArgumentException("--eic: effective_io_concurrency = " + e
+                        + " is out of range: valid values are 0..1000");
             }
         }
         if (sharedBuffers < 16) {
-            throw new IllegalArgumentException("shared_buffers must be at least 16 blocks, not " + sharedBuffers);
+            throw new IllegalArgumentException("--shared-buffers must be at least 16 blocks, not " + sharedBuffers);
         }
         if (segmentBlocks < 1) {
             throw new IllegalArgumentException("segment size must be at least 1 block");

@@ -1,5 +1,6 @@
 package org.pageio.console.drill;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.pageio.console.Json;
 import org.pageio.console.TextTable;
 import org.pageio.console.drill.DrillCase.Scan;
 import org.pageio.console.drill.DrillResult.CaseResult;
@@ -506,85 +508,120 @@ public final class DrillReport {
 
     /** The JSON file: options, environment, every sample and the derived figures. */
     public String json() {
-        StringBuilder b = new StringBuilder("{\n");
+        return Json.lines(this::writeJson);
+    }
+
+    private void writeJson(JsonGenerator g) throws IOException {
         DrillOptions o = r.options();
-        b.append("  \"started\": ").append(q(r.started().toString())).append(",\n");
-        b.append("  \"elapsed_ms\": ").append(num(r.elapsedNanos() / 1e6)).append(",\n");
-        b.append("  \"options\": {\"rows\": ").append(o.rows()).append(", \"rounds\": ").append(o.rounds())
-                .append(", \"methods\": ").append(strings(r.methods())).append(", \"eic\": ").append(o.eic())
-                .append(", \"cases\": ").append(strings(o.cases())).append(", \"fio\": ").append(o.fio())
-                .append(", \"shared_buffers_blocks\": ").append(r.sharedBuffers()).append(", \"io_combine_limit_bytes\": ")
-                .append(r.readSize()).append(", \"segment_blocks\": ").append(o.segmentBlocks()).append(", \"seed\": ")
-                .append(o.seed()).append(", \"data\": ").append(q(o.dataDir().toString())).append("},\n");
-        b.append("  \"tables\": [");
-        for (int i = 0; i < r.tables().size(); i++) {
-            TableFigures f = r.tables().get(i);
-            b.append(i == 0 ? "\n" : ",\n").append("    {\"name\": ").append(q(f.name())).append(", \"rows\": ").append(f.rows())
-                    .append(", \"blocks\": ").append(f.blocks()).append(", \"bytes\": ").append(f.bytes()).append(", \"index_blocks\": ")
-                    .append(f.indexBlocks()).append(", \"reused\": ").append(f.reused()).append(", \"load_ms\": ")
-                    .append(num(f.loadNanos() / 1e6)).append('}');
+        g.writeStartObject();
+        g.writeStringField("started", r.started().toString());
+        number(g, "elapsed_ms", r.elapsedNanos() / 1e6);
+        g.writeObjectFieldStart("options");
+        g.writeNumberField("rows", o.rows());
+        g.writeNumberField("rounds", o.rounds());
+        strings(g, "methods", r.methods());
+        g.writeArrayFieldStart("eic");
+        for (int e : o.eic()) {
+            g.writeNumber(e);
         }
-        b.append("\n  ],\n");
-        b.append("  \"environment\": {\"java\": ").append(q(System.getProperty("java.version"))).append(", \"os\": ")
-                .append(q(System.getProperty("os.name") + " " + System.getProperty("os.version"))).append(", \"cpus\": ")
-                .append(Runtime.getRuntime().availableProcessors()).append("},\n");
-        b.append("  \"unavailable\": {");
-        String sep = "";
+        g.writeEndArray();
+        strings(g, "cases", o.cases());
+        g.writeBooleanField("fio", o.fio());
+        g.writeNumberField("shared_buffers_blocks", r.sharedBuffers());
+        g.writeNumberField("io_combine_limit_bytes", r.readSize());
+        g.writeNumberField("segment_blocks", o.segmentBlocks());
+        g.writeNumberField("seed", o.seed());
+        g.writeStringField("data", o.dataDir().toString());
+        g.writeEndObject();
+        g.writeArrayFieldStart("tables");
+        for (TableFigures f : r.tables()) {
+            g.writeStartObject();
+            g.writeStringField("name", f.name());
+            g.writeNumberField("rows", f.rows());
+            g.writeNumberField("blocks", f.blocks());
+            g.writeNumberField("bytes", f.bytes());
+            g.writeNumberField("index_blocks", f.indexBlocks());
+            g.writeBooleanField("reused", f.reused());
+            number(g, "load_ms", f.loadNanos() / 1e6);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeObjectFieldStart("environment");
+        g.writeStringField("java", System.getProperty("java.version"));
+        g.writeStringField("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        g.writeNumberField("cpus", Runtime.getRuntime().availableProcessors());
+        g.writeEndObject();
+        g.writeObjectFieldStart("unavailable");
         for (Map.Entry<String, String> e : r.unavailable().entrySet()) {
-            b.append(sep).append(q(e.getKey())).append(": ").append(q(e.getValue()));
-            sep = ", ";
+            g.writeStringField(e.getKey(), e.getValue());
         }
-        b.append("},\n  \"fio\": ").append(q(r.fio())).append(",\n  \"cases\": [\n");
-        for (int ci = 0; ci < r.cases().size(); ci++) {
-            CaseResult c = r.cases().get(ci);
+        g.writeEndObject();
+        g.writeStringField("fio", r.fio());
+        g.writeArrayFieldStart("cases");
+        for (CaseResult c : r.cases()) {
             Series sync = c.series("sync");
             Series java = c.fastestBaseline();
             Series fio = c.fastestFio();
-            b.append("    {\"id\": ").append(q(c.drillCase().id())).append(", \"title\": ").append(q(c.drillCase().title()))
-                    .append(", \"scan\": ").append(q(c.drillCase().scan().name().toLowerCase(Locale.ROOT)))
-                    .append(", \"cold\": ").append(c.drillCase().cold()).append(", \"effective_io_concurrency\": ")
-                    .append(c.drillCase().eic()).append(", \"bytes\": ").append(c.drillCase().bytes()).append(", \"series\": [\n");
-            for (int si = 0; si < c.series().size(); si++) {
-                Series s = c.series().get(si);
+            g.writeStartObject();
+            g.writeStringField("id", c.drillCase().id());
+            g.writeStringField("title", c.drillCase().title());
+            g.writeStringField("scan", c.drillCase().scan().name().toLowerCase(Locale.ROOT));
+            g.writeBooleanField("cold", c.drillCase().cold());
+            g.writeNumberField("effective_io_concurrency", c.drillCase().eic());
+            g.writeNumberField("bytes", c.drillCase().bytes());
+            g.writeArrayFieldStart("series");
+            for (Series s : c.series()) {
                 Stats st = s.stats();
-                b.append("      {\"name\": ").append(q(s.name())).append(", \"baseline\": ").append(s.baseline())
-                        .append(", \"fio\": ").append(s.fio());
+                g.writeStartObject();
+                g.writeStringField("name", s.name());
+                g.writeBooleanField("baseline", s.baseline());
+                g.writeBooleanField("fio", s.fio());
                 if (s.description() != null) {
-                    b.append(", \"description\": ").append(q(s.description()));
+                    g.writeStringField("description", s.description());
                 }
                 if (st != null) {
-                    b.append(", \"median_ms\": ").append(num(st.medianNanos() / 1e6)).append(", \"io_wait_median_ms\": ")
-                            .append(st.medianWaitNanos() < 0 ? "null" : num(st.medianWaitNanos() / 1e6)).append(", \"min_ms\": ")
-                            .append(num(st.minNanos() / 1e6)).append(", \"max_ms\": ").append(num(st.maxNanos() / 1e6))
-                            .append(", \"mb_per_s\": ").append(num(st.mbPerSecond(c.drillCase().bytes()))).append(", \"bytes_per_read\": ")
-                            .append(num(st.bytesPerRead())).append(", \"shared_hit_median\": ").append(st.medianHits())
-                            .append(", \"speed_vs_sync\": ").append(numOrNull(s.baseline() ? Double.NaN : speed(s, sync)))
-                            .append(", \"speed_vs_best_java\": ").append(numOrNull(speed(s, java)))
-                            .append(", \"speed_vs_best_fio\": ").append(numOrNull(speed(s, fio)))
-                            .append(", \"cpu_median_ms\": ").append(st.medianCpuNanos() < 0 ? "null" : num(st.medianCpuNanos() / 1e6))
-                            .append(", \"device_bytes_per_read\": ").append(st.devBytesPerRead() < 0 ? "null" : num(st.devBytesPerRead()))
-                            .append(", \"device_reads_in_flight\": ").append(st.devDepth() < 0 ? "null" : num(st.devDepth()));
+                    number(g, "median_ms", st.medianNanos() / 1e6);
+                    numberOrNull(g, "io_wait_median_ms", st.medianWaitNanos() < 0 ? Double.NaN : st.medianWaitNanos() / 1e6);
+                    number(g, "min_ms", st.minNanos() / 1e6);
+                    number(g, "max_ms", st.maxNanos() / 1e6);
+                    number(g, "mb_per_s", st.mbPerSecond(c.drillCase().bytes()));
+                    number(g, "bytes_per_read", st.bytesPerRead());
+                    g.writeNumberField("shared_hit_median", st.medianHits());
+                    numberOrNull(g, "speed_vs_sync", s.baseline() ? Double.NaN : speed(s, sync));
+                    numberOrNull(g, "speed_vs_best_java", speed(s, java));
+                    numberOrNull(g, "speed_vs_best_fio", speed(s, fio));
+                    numberOrNull(g, "cpu_median_ms", st.medianCpuNanos() < 0 ? Double.NaN : st.medianCpuNanos() / 1e6);
+                    numberOrNull(g, "device_bytes_per_read", st.devBytesPerRead() < 0 ? Double.NaN : st.devBytesPerRead());
+                    numberOrNull(g, "device_reads_in_flight", st.devDepth() < 0 ? Double.NaN : st.devDepth());
                 }
-                b.append(", \"runs\": [");
-                for (int i = 0; i < s.samples().size(); i++) {
-                    Sample x = s.samples().get(i);
-                    b.append(i == 0 ? "\n" : ",\n").append("        {\"round\": ").append(x.round()).append(", \"execution_ms\": ")
-                            .append(num(x.executionNanos() / 1e6)).append(", \"io_wait_ms\": ")
-                            .append(x.ioWaitNanos() < 0 ? "null" : num(x.ioWaitNanos() / 1e6)).append(", \"reads\": ").append(x.reads())
-                            .append(", \"read_bytes\": ").append(x.readBytes()).append(", \"shared_hit\": ").append(x.hits())
-                            .append(", \"resident_pages\": ").append(x.residentPages())
-                            .append(", \"total_pages\": ").append(x.totalPages()).append(", \"cpu_ms\": ")
-                            .append(x.cpuNanos() < 0 ? "null" : num(x.cpuNanos() / 1e6)).append(", \"device_reads\": ")
-                            .append(x.devReads()).append(", \"device_read_bytes\": ").append(x.devBytes())
-                            .append(", \"device_read_ms\": ").append(x.devReadMs()).append(", \"counted\": ").append(x.counted())
-                            .append(", \"note\": ").append(x.note() == null ? "null" : q(x.note())).append('}');
+                g.writeArrayFieldStart("runs");
+                for (Sample x : s.samples()) {
+                    g.writeStartObject();
+                    g.writeNumberField("round", x.round());
+                    number(g, "execution_ms", x.executionNanos() / 1e6);
+                    numberOrNull(g, "io_wait_ms", x.ioWaitNanos() < 0 ? Double.NaN : x.ioWaitNanos() / 1e6);
+                    g.writeNumberField("reads", x.reads());
+                    g.writeNumberField("read_bytes", x.readBytes());
+                    g.writeNumberField("shared_hit", x.hits());
+                    g.writeNumberField("resident_pages", x.residentPages());
+                    g.writeNumberField("total_pages", x.totalPages());
+                    numberOrNull(g, "cpu_ms", x.cpuNanos() < 0 ? Double.NaN : x.cpuNanos() / 1e6);
+                    g.writeNumberField("device_reads", x.devReads());
+                    g.writeNumberField("device_read_bytes", x.devBytes());
+                    g.writeNumberField("device_read_ms", x.devReadMs());
+                    g.writeBooleanField("counted", x.counted());
+                    g.writeStringField("note", x.note());
+                    g.writeEndObject();
                 }
-                b.append("]}").append(si + 1 < c.series().size() ? ",\n" : "\n");
+                g.writeEndArray();
+                g.writeEndObject();
             }
-            b.append("    ]}").append(ci + 1 < r.cases().size() ? ",\n" : "\n");
+            g.writeEndArray();
+            g.writeEndObject();
         }
-        b.append("  ],\n  \"reading\": ").append(strings(reading())).append("\n}\n");
-        return b.toString();
+        g.writeEndArray();
+        strings(g, "reading", reading());
+        g.writeEndObject();
     }
 
     /** The SVG bar chart of the medians with min–max whiskers, one panel per case. */
@@ -618,40 +655,26 @@ public final class DrillReport {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static String num(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
+    /** A figure with three decimals, as the Markdown shows it. */
+    private static void number(JsonGenerator g, String field, double v) throws IOException {
+        g.writeFieldName(field);
+        g.writeNumber(String.format(Locale.ROOT, "%.3f", v));
     }
 
-    private static String numOrNull(double v) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : num(v);
-    }
-
-    private static String strings(List<String> list) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < list.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(q(list.get(i)));
+    /** As {@link #number}, or null when {@code v} is not finite (no such figure). */
+    private static void numberOrNull(JsonGenerator g, String field, double v) throws IOException {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            g.writeNullField(field);
+        } else {
+            number(g, field, v);
         }
-        return b.append(']').toString();
     }
 
-    static String q(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (ch < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
-                    } else {
-                        b.append(ch);
-                    }
-                }
-            }
+    private static void strings(JsonGenerator g, String field, List<String> list) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (String x : list) {
+            g.writeString(x);
         }
-        return b.append('"').toString();
+        g.writeEndArray();
     }
 }

@@ -25,6 +25,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.console.DataDirectory;
 import org.pageio.console.DrillCommand;
+import org.pageio.console.Json;
 import org.pageio.console.MethodsCommand;
 import org.pageio.console.SettingsCommands;
 import org.pageio.console.StatsCommands;
@@ -251,15 +252,23 @@ public final class PageioPlugin extends AbstractServlet {
     }
 
     static String liveJson(BufferManager b) {
-        StringBuilder sb = new StringBuilder("{\"method\": ");
-        if (b == null) {
-            sb.append("null, \"aios\": [], \"stat_io\": []}");
-            return sb.toString();
-        }
-        sb.append('"').append(jsonEsc(b.pool().method().name())).append('"');
-        sb.append(", \"aios\": ").append(StatsCommands.aiosTable(b.pool().aio().snapshot()).toJson().strip());
-        sb.append(", \"stat_io\": ").append(StatsCommands.statIoTable(b.pool().stats().rows()).toJson().strip());
-        return sb.append('}').toString();
+        return Json.inline(g -> {
+            g.writeStartObject();
+            if (b == null) {
+                g.writeNullField("method");
+                g.writeArrayFieldStart("aios");
+                g.writeEndArray();
+                g.writeArrayFieldStart("stat_io");
+                g.writeEndArray();
+            } else {
+                g.writeStringField("method", b.pool().method().name());
+                g.writeFieldName("aios");
+                StatsCommands.aiosTable(b.pool().aio().snapshot()).writeJson(g);
+                g.writeFieldName("stat_io");
+                StatsCommands.statIoTable(b.pool().stats().rows()).writeJson(g);
+            }
+            g.writeEndObject();
+        }).stripTrailing();
     }
 
     private static void table(PrintWriter w, String id, TextTable t) {
@@ -297,10 +306,6 @@ public final class PageioPlugin extends AbstractServlet {
             }
         }
         return sb.toString();
-    }
-
-    private static String jsonEsc(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
     /**

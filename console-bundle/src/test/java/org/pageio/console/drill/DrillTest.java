@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
@@ -86,8 +87,8 @@ class DrillTest {
                 r.cases().stream().map(c -> c.drillCase().id()).toList());
 
         // the generator's answer for val BETWEEN 20000 AND 20172, independent of the pages
-        long[] fetches = Drill.indexOrderBlocks(ROWS, 1);
-        long[] distinct = Drill.distinctSorted(fetches);
+        long[] fetches = DrillTables.indexOrderBlocks(ROWS, 1);
+        long[] distinct = DrillTables.distinctSorted(fetches);
         assertTrue(fetches.length > 30 && distinct.length > 30, fetches.length + " rows, " + distinct.length + " blocks");
         // the index scan repeats blocks; the scans read each distinct block once (checked on read bytes below)
         assertTrue(fetches.length > distinct.length, fetches.length + " fetches, " + distinct.length + " blocks");
@@ -201,6 +202,19 @@ class DrillTest {
         assertEquals(List.of("seq-cold-eic16", "bitmap-cold"), r2.cases().stream().map(c -> c.drillCase().id()).toList());
         assertTrue(r2.cases().get(0).series().stream().noneMatch(DrillResult.Series::fio));
         assertTrue(r2.fio().contains("switched off"), r2.fio());
+    }
+
+    @Test
+    void aBadOptionValueNamesTheOptionAndItsRange() {
+        IllegalArgumentException eic = assertThrows(IllegalArgumentException.class,
+                () -> options(1, List.of(1001)));
+        assertEquals("--eic: effective_io_concurrency = 1001 is out of range: valid values are 0..1000", eic.getMessage());
+        IllegalArgumentException rounds = assertThrows(IllegalArgumentException.class,
+                () -> options(0, List.of(1)));
+        assertEquals("--rounds must be 1..100, not 0", rounds.getMessage());
+        IllegalArgumentException parse = assertThrows(IllegalArgumentException.class,
+                () -> DrillOptions.parseEic("1,x"));
+        assertTrue(parse.getMessage().startsWith("--eic: \"x\" is not a number"), parse.getMessage());
     }
 
     @Test
