@@ -35,6 +35,16 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
 @ExamReactorStrategy(PerClass.class)
 public abstract class PageioTestBase {
 
+    /**
+     * No I/O stayed in flight longer than {@code io_hang_warning} in this container (the watchdog's
+     * report, with the handle and the threads' stacks, is in the log): a hang fails the run.
+     */
+    @org.junit.After
+    public void noIoHung() {
+        long n = org.pageio.api.AioContext.hangWarnings();
+        org.junit.Assert.assertEquals("io_hang_warning reported " + n + " I/O(s) stuck in flight: see the log", 0, n);
+    }
+
     /** The bundles every test container has, besides JUnit's. */
     static final String[] FRAMEWORK_BUNDLES = {
         "org.osgi.util.function",
