@@ -40,21 +40,23 @@ final class ColdCache {
     }
 
     static Residency evict(List<Path> files) throws IOException {
-        long resident = 0;
-        long total = 0;
-        for (Path p : files) {
-            Residency r = PageCache.evict(p);
-            resident += r.residentPages();
-            total += r.totalPages();
-        }
-        return new Residency(resident, total);
+        return sum(files, PageCache::evict);
     }
 
     static Residency residency(List<Path> files) throws IOException {
+        return sum(files, PageCache::residency);
+    }
+
+    /** One file's page-cache residency, after whatever the step does to it. */
+    private interface PerFile {
+        Residency of(Path file) throws IOException;
+    }
+
+    private static Residency sum(List<Path> files, PerFile step) throws IOException {
         long resident = 0;
         long total = 0;
         for (Path p : files) {
-            Residency r = PageCache.residency(p);
+            Residency r = step.of(p);
             resident += r.residentPages();
             total += r.totalPages();
         }
