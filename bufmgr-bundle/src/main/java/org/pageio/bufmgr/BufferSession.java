@@ -146,7 +146,21 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * not excluded (pages a scan reads are not modified concurrently in pageio today).
      */
     public void beginModify(int buf) {
+        refuseIfNotDurable(pool.storage().relation(BufferPool.tagRelation(pool.tags[buf]))); // the tag is stable: pinned
         writer().lockForModify(buf);
+    }
+
+    /**
+     * A page of a relation whose fsync failed is not changed: the change could never be made
+     * durable, and reporting it done would lose it silently.
+     *
+     * @throws IllegalStateException naming the relation, the failed fsync and what to do
+     */
+    private static void refuseIfNotDurable(SmgrRelation rel) {
+        String why = rel.fsyncFailure();
+        if (why != null) {
+            throw new IllegalStateException("cannot modify relation " + rel.locator() + ": " + why);
+        }
     }
 
     /**
@@ -196,6 +210,7 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * @throws PosixException naming the file and errno when the space cannot be reserved
      */
     public long extendBy(SmgrRelation rel, int n, int[] buffers, BufferAccessStrategy strategy) throws PosixException {
+        refuseIfNotDurable(rel);
         if (n < 1 || n > buffers.length) {
             throw new IllegalArgumentException("extendBy " + n + " blocks with room for " + buffers.length);
         }

@@ -27,7 +27,10 @@ import org.pageio.posix.PosixException;
  *       written now;</li>
  *   <li>fsyncs every segment registered since the last checkpoint (by any write, and by
  *       extension), through the I/O method's fsync handles, and only then succeeds. A failed
- *       fsync fails the checkpoint naming the file and errno and keeps the segment registered.</li>
+ *       fsync fails the checkpoint naming the file and errno, keeps the segment registered and
+ *       marks the relation not durable ({@link SmgrRelation#markFsyncFailed}): every later
+ *       checkpoint refuses it without fsyncing it again, and its pages cannot be modified; reads
+ *       go on.</li>
  * </ol>
  * A buffer dirtied again after its write is left for the next checkpoint.
  */
@@ -139,13 +142,23 @@ final class Checkpointer {
         }
     }
 
-    /** fsyncs every registered segment through the I/O method; returns how many. */
+    /**
+     * fsyncs every registered segment through the I/O method; returns how many. A relation whose
+     * fsync failed, now or at an earlier checkpoint, is not fsynced again (a later fsync could
+     * succeed without the pages the failed one lost): its segments stay registered and the
+     * checkpoint fails naming it, after the other relations were made durable.
+     */
     private static int syncAll(BufferPool pool, BufferSession session) throws IOException {
         int base = StatIo.base(pool.stats().kind("checkpointer"), IoObject.RELATION, IoContext.NORMAL);
         boolean timing = pool.settings().trackIoTiming();
         IoReturn ret = new IoReturn();
         int files = 0;
+        AioException failed = null;
         for (SmgrRelation rel : pool.storage().relations()) {
+            if (rel.fsyncFailure() != null) {
+                failed = failed != null ? failed : new AioException("checkpoint failed: " + rel.fsyncFailure(), Errno.EIO, null);
+                continue; // its segments stay registered: nothing of it is reported durable
+            }
             long[] segs = rel.takeDirtySegments();
             for (int i = 0; i < segs.length; i++) {
                 long first = segs[i] * rel.segmentBlocks();
@@ -163,20 +176,28 @@ final class Checkpointer {
                     pool.stats().add(base, Column.FSYNCS, 1);
                     if (IoResult.status(ret.result()) == IoResult.ERROR) {
                         int errno = -IoResult.result(ret.result());
-                        throw new AioException("checkpoint failed: could not fsync file " + rel.segmentPath(first) + ": "
-                                + Errno.name(errno) + " (" + Errno.message(errno) + ")", errno, ret.failure());
+                        String why = "could not fsync file " + rel.segmentPath(first) + ": " + Errno.name(errno) + " ("
+                                + Errno.message(errno) + "); relation " + rel.locator() + " is not durable: its writes since"
+                                + " its last checkpoint may be lost, and a later fsync could report success without them,"
+                                + " so every later checkpoint refuses it and its pages cannot be modified; reads go on."
+                                + " Check the device (dmesg), then restart the buffer manager, or restore the relation";
+                        rel.markFsyncFailed(why);
+                        throw new AioException("checkpoint failed: " + why, errno, ret.failure());
                     }
                     files++;
                 } catch (PosixException | AioException e) {
                     for (int j = i; j < segs.length; j++) {
                         rel.registerDirtySegment(segs[j]); // still owed an fsync
                     }
-                    if (e instanceof AioException a) {
-                        throw a;
-                    }
-                    throw new AioException("checkpoint failed: " + e.getMessage(), ((PosixException) e).errno(), e);
+                    AioException a = e instanceof AioException x ? x
+                            : new AioException("checkpoint failed: " + e.getMessage(), ((PosixException) e).errno(), e);
+                    failed = failed != null ? failed : a;
+                    break; // the rest of this relation waits; the other relations are still made durable
                 }
             }
+        }
+        if (failed != null) {
+            throw failed;
         }
         return files;
     }

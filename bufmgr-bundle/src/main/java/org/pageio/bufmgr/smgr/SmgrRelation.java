@@ -277,6 +277,29 @@ public final class SmgrRelation implements IoTarget {
         h.startWritev(fd, iov, segmentOffset(block));
     }
 
+    // ------------------------------------------------------------------ a failed fsync
+
+    /**
+     * Why this relation cannot be made durable any more, or null: set by the first fsync of one of
+     * its segments that failed, and kept while this storage manager runs. After a failed fsync
+     * Linux may have dropped the dirty pages of the failed write-back and report the next fsync
+     * as a success, so no later fsync may count (PostgreSQL PANICs here). Volatile: set by a
+     * checkpointing thread, read by any.
+     */
+    private volatile String fsyncFailure;
+
+    /** Records that an fsync of this relation failed; the first message stays. Any thread. */
+    public void markFsyncFailed(String message) {
+        if (fsyncFailure == null) {
+            fsyncFailure = message;
+        }
+    }
+
+    /** Why the relation cannot be made durable (a failed fsync, what to do), or null. Any thread. */
+    public String fsyncFailure() {
+        return fsyncFailure;
+    }
+
     // ------------------------------------------------------------------ fsync requests (md.c's register_dirty_segment)
 
     /** Segments 0..63 written since the last checkpoint took them: a bit each (fast path, no lock). */

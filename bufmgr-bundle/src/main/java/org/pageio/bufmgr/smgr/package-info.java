@@ -9,5 +9,5 @@
  * segment written). The table loader's direct and buffered sinks write through it.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.pageio.bufmgr.smgr;

@@ -115,7 +115,8 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
             if (!opMatches(r.op(), h.op())) {
                 continue;
             }
-            if (h.offset() + h.length() <= r.fromOffset() || h.offset() >= r.toOffset()) {
+            boolean wholeFile = h.op() == IoHandle.OP_FSYNC || h.op() == IoHandle.OP_FDATASYNC; // covers every byte
+            if (!wholeFile && (h.offset() + h.length() <= r.fromOffset() || h.offset() >= r.toOffset())) {
                 continue;
             }
             if (r.targetContains() != null && !h.target().describe(h.targetData()).contains(r.targetContains())) {
