@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.composite;
 
@@ -96,6 +97,51 @@ public class FaultMethodComponentIT extends PageioTestBase {
         assertEquals(0, bufmgr.pool().pinnedBuffers());
     }
 
+    /**
+     * New rules for the same delegate apply live: the same service (its {@code fault.rules}
+     * updated), the buffer manager bound to it undisturbed, the new rule firing and the old one
+     * gone; rules that do not parse then leave the plan in force.
+     */
+    @Test
+    public void newRulesApplyLiveWithoutRestartingTheBufferManager() throws Exception {
+        configure("sync", "eio read file=pg_default/64010 blocks=3 times=1");
+        ServiceReference<IoMethod> ref = awaitOrExplain("io_method=fault registered", this::faultReference);
+        Object serviceId = ref.getProperty("service.id");
+        String set = run("pageio:set io_method fault");
+        assertTrue(set, set.startsWith("SET io_method = fault"));
+        BufferManager bufmgr = await("the buffer manager on io_method=fault", () -> {
+            BufferManager b = bufferManager();
+            return b != null && b.pool().method().name().equals("fault") ? b : null;
+        });
+        SmgrRelation rel = NumberedRelation.create(bufmgr, 64010, 8);
+        try (BufferSession s = bufmgr.pool().openSession("client")) {
+            assertEquals(Errno.EIO, assertThrows(AioException.class, () -> s.readBuffer(rel, 3, null)).errno());
+
+            configure("sync", "eio read file=pg_default/64010 blocks=5 times=1");
+            await("fault.rules changed on the same service", () -> {
+                ServiceReference<IoMethod> r = faultReference();
+                return r != null && serviceId.equals(r.getProperty("service.id"))
+                        && Arrays.toString((String[]) r.getProperty("fault.rules")).contains("blocks=5") ? r : null;
+            });
+            assertSame("the buffer manager was not restarted", bufmgr, bufferManager());
+            AioException e = assertThrows(AioException.class, () -> s.readBuffer(rel, 5, null));
+            assertTrue(e.getMessage(), e.getMessage().contains("block 5") && e.getMessage().contains("pg_default/64010"));
+            s.releaseBuffer(s.readBuffer(rel, 3, null)); // the old rule is gone
+
+            configure("sync", "eoi read");
+            Thread.sleep(300);
+            ServiceReference<IoMethod> still = faultReference();
+            assertEquals(serviceId, still.getProperty("service.id"));
+            assertTrue(Arrays.toString((String[]) still.getProperty("fault.rules")).contains("blocks=5"));
+            IoMethod m = context.getService(still);
+            assertTrue("a refused change leaves the method available", m.availability().available());
+            context.ungetService(still);
+        } finally {
+            rel.unlink();
+        }
+        assertEquals(0, bufmgr.pool().pinnedBuffers());
+    }
+
     @Test
     public void aRuleThatDoesNotParseLeavesAnUnavailableMethodSayingWhy() throws Exception {
         configure("sync", "eoi read");
@@ -104,7 +150,7 @@ public class FaultMethodComponentIT extends PageioTestBase {
         IoMethod.Availability a = m.availability();
         assertFalse(a.available());
         assertEquals("io_method=fault: rejected configuration org.pageio.method.fault: fault rule 'eoi read': unknown fault"
-                + " 'eoi': valid faults are eio, short_read, enospc, delay, reorder", a.cause());
+                + " 'eoi': valid faults are eio, short_read, enospc, short_write, torn_write, delay, reorder", a.cause());
         Exception e = assertThrows(Exception.class, () -> run("pageio:set io_method fault"));
         assertTrue(e.getMessage(), e.getMessage().contains("io_method fault cannot run here") && e.getMessage().contains("eoi"));
         context.ungetService(ref);

@@ -1,6 +1,7 @@
 package org.pageio.method.fault;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +17,7 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoSession;
 import org.pageio.posix.CallState;
 import org.pageio.posix.Errno;
+import org.pageio.posix.Iovec;
 import org.pageio.posix.Posix;
 
 /**
@@ -38,13 +40,26 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
     public static final String NAME = "fault";
 
     private final IoMethod delegate;
-    private final FaultPlan plan;
+    /**
+     * The plan in force and how often each of its rules fired, replaced whole by {@link #setPlan}.
+     * Volatile: read once per I/O by whichever thread submits or executes it.
+     */
+    private volatile Armed armed;
     private final SplittableRandom random;
-    private final AtomicInteger[] fired;
     /** I/Os taken out of the delegate's hands, until completed; the value is the rule, per I/O. */
     private final Map<IoHandle, Taken> taken = new ConcurrentHashMap<>();
 
     private record Taken(FaultPlan.Rule rule) {
+    }
+
+    private record Armed(FaultPlan plan, AtomicInteger[] fired) {
+        static Armed of(FaultPlan plan) {
+            AtomicInteger[] fired = new AtomicInteger[plan.rules().size()];
+            for (int i = 0; i < fired.length; i++) {
+                fired[i] = new AtomicInteger();
+            }
+            return new Armed(plan, fired);
+        }
     }
 
     private final ThreadLocal<IoHandle[]> scratch = ThreadLocal.withInitial(() -> new IoHandle[IoSession.SUBMIT_BATCH_SIZE]);
@@ -55,12 +70,8 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
 
     public FaultInjectingMethod(IoMethod delegate, FaultPlan plan, long seed) {
         this.delegate = delegate;
-        this.plan = plan;
+        this.armed = Armed.of(plan);
         this.random = new SplittableRandom(seed);
-        this.fired = new AtomicInteger[plan.rules().size()];
-        for (int i = 0; i < fired.length; i++) {
-            fired[i] = new AtomicInteger();
-        }
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pageio fault injector");
             t.setDaemon(true);
@@ -71,6 +82,19 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
     @Override
     public IoMethod delegate() {
         return delegate;
+    }
+
+    /**
+     * Replaces the plan, live: I/Os that meet the plan from now on meet {@code plan}, with its
+     * rules' {@code times} counted afresh; I/Os already spoiled finish as they were. Any thread.
+     */
+    public void setPlan(FaultPlan plan) {
+        armed = Armed.of(java.util.Objects.requireNonNull(plan, "plan"));
+    }
+
+    /** The plan in force. */
+    public FaultPlan plan() {
+        return armed.plan();
     }
 
     /** I/Os spoiled so far. */
@@ -109,7 +133,9 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
     }
 
     private FaultPlan.Rule match(IoHandle h) {
-        var rules = plan.rules();
+        Armed a = armed;
+        var rules = a.plan().rules();
+        AtomicInteger[] fired = a.fired();
         for (int i = 0; i < rules.size(); i++) {
             FaultPlan.Rule r = rules.get(i);
             if (!opMatches(r.op(), h.op())) {
@@ -188,6 +214,16 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
                 long r = perform(h);
                 finish(h, t, r <= 0 ? (int) r : (int) Math.min(r, (h.length() / 2) & ~4095L));
             }
+            case SHORT_WRITE -> finish(h, t, h.op() != IoHandle.OP_WRITEV ? perform(h)
+                    : h.length() <= 4096 ? -Errno.ENOSPC : writePrefix(h, Math.min(h.length() / 2, h.length() - 4096) & ~4095L));
+            case TORN_WRITE -> {
+                if (h.op() != IoHandle.OP_WRITEV) {
+                    finish(h, t, perform(h));
+                } else {
+                    long r = writePrefix(h, Math.min(4096, h.length()));
+                    finish(h, t, r < 0 ? (int) r : (int) h.length()); // the lie a crash leaves behind
+                }
+            }
             case DELAY -> timer.schedule(() -> finish(h, t, perform(h)), t.rule().delayMillis(), TimeUnit.MILLISECONDS);
             default -> throw new IllegalStateException("unhandled fault " + t.rule());
         }
@@ -209,6 +245,24 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
             if (mine[i] != null) {
                 finish(handles[i], mine[i], results[i]);
             }
+        }
+    }
+
+    /**
+     * Writes the first {@code bytes} bytes of write {@code h} (its iovecs cut there) at its offset;
+     * returns what pwritev returned. Allocates: a fault's path, not the I/O path.
+     */
+    private int writePrefix(IoHandle h, long bytes) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment iovs = Iovec.allocate(a, h.iovcnt());
+            int n = 0;
+            long left = bytes;
+            for (int i = 0; i < h.iovcnt() && left > 0; i++) {
+                long len = Math.min(left, Iovec.length(h.iovecs(), i));
+                Iovec.set(iovs, n++, Iovec.base(h.iovecs(), i), len);
+                left -= len;
+            }
+            return (int) Posix.pwritev(callState.get(), h.fd(), iovs, n, h.offset());
         }
     }
 

@@ -21,6 +21,17 @@ public record FaultPlan(List<Rule> rules) {
         SHORT_READ,
         /** Complete a write with -ENOSPC, without writing. */
         ENOSPC,
+        /**
+         * Write only the first half of a write (rounded down to 4 KiB, at least 4 KiB short of it)
+         * and report that many bytes, as a kernel does when the disk fills up mid-write.
+         */
+        SHORT_WRITE,
+        /**
+         * Write only the first 4 KiB of a write's first page and report the whole write done: the
+         * page is torn on disk as by a crash in the middle of its write, and only its checksum can
+         * tell.
+         */
+        TORN_WRITE,
         /** Perform it on another thread after {@code delayMillis}. */
         DELAY,
         /** Perform the batch's matching I/Os, then complete them in reverse order. */
@@ -89,7 +100,8 @@ public record FaultPlan(List<Rule> rules) {
      * {@code KIND [OP] [file=TEXT] [blocks=FIRST[-LAST]] [fraction=F] [times=N] [delay=MS]}, e.g.
      * {@code eio read file=pg_default/16384 blocks=5 times=1}, {@code short_read fraction=0.05},
      * {@code delay read delay=3 fraction=0.2}, {@code reorder}, {@code enospc write}. KIND is one of
-     * eio, short_read, enospc, delay, reorder; OP one of read (the default; write for enospc),
+     * eio, short_read, enospc, short_write, torn_write, delay, reorder; OP one of read (the default;
+     * write for enospc, short_write and torn_write),
      * write, fsync, any. {@code file} matches a substring of the I/O's target (relation, blocks,
      * file name); {@code blocks} the bytes of those blocks of a segment file.
      *
@@ -105,9 +117,9 @@ public record FaultPlan(List<Rule> rules) {
             kind = Kind.valueOf(words[0].toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("fault rule '" + text.trim() + "': unknown fault '" + words[0]
-                    + "': valid faults are eio, short_read, enospc, delay, reorder");
+                    + "': valid faults are eio, short_read, enospc, short_write, torn_write, delay, reorder");
         }
-        Op op = kind == Kind.ENOSPC ? Op.WRITE : Op.READ;
+        Op op = kind == Kind.ENOSPC || kind == Kind.SHORT_WRITE || kind == Kind.TORN_WRITE ? Op.WRITE : Op.READ;
         String file = null;
         long from = 0;
         long to = Long.MAX_VALUE;

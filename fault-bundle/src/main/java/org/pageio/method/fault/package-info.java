@@ -3,5 +3,5 @@
  * {@link org.pageio.method.fault.FaultPlan} matches.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.pageio.method.fault;

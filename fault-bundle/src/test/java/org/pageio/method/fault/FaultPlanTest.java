@@ -30,7 +30,7 @@ class FaultPlanTest {
     @Test
     void refusesBadRulesWithOneLineNamingTheWord() {
         String[][] cases = {
-            {"eoi read", "unknown fault 'eoi': valid faults are eio, short_read, enospc, delay, reorder"},
+            {"eoi read", "unknown fault 'eoi': valid faults are eio, short_read, enospc, short_write, torn_write, delay, reorder"},
             {"eio sideways", "unknown word 'sideways'"},
             {"eio colour=red", "unknown key 'colour': valid keys are file, blocks, fraction, times, delay"},
             {"eio blocks=7-3", "bad value in 'blocks=7-3'"},

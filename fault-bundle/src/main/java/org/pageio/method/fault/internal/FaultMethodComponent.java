@@ -11,6 +11,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.util.tracker.ServiceTracker;
 import org.pageio.api.IoHandle;
@@ -31,8 +32,9 @@ import org.pageio.posix.Errno;
  * (so {@code pageio:methods} shows it, and selecting it fails with that line) and injects nothing.
  *
  * <p>Threads: activation, deactivation and the tracker's callbacks run in SCR's or the
- * registering thread; they are serialised on this object's monitor. A new configuration
- * reactivates the component (no {@code @Modified}).
+ * registering thread; they are serialised on this object's monitor. A new configuration with the
+ * same delegate and seed whose rules parse applies live ({@link #modified}): the same service, its
+ * plan replaced, a buffer manager bound to it undisturbed; any other change re-does the activation.
  */
 @Component(immediate = true, service = {}, configurationPid = FaultMethodComponent.PID,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -118,11 +120,16 @@ public final class FaultMethodComponent {
     }
 
     private void register(IoMethod m) {
+        registration = context.registerService(IoMethod.class, m, properties());
+    }
+
+    /** The service's properties: its name, the delegate's, the rules in force. Under this. */
+    private Hashtable<String, Object> properties() {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(IoMethod.PROPERTY, FaultInjectingMethod.NAME);
         props.put("fault.delegate", delegateName);
         props.put("fault.rules", rules.clone());
-        registration = context.registerService(IoMethod.class, m, props);
+        return props;
     }
 
     private void unregister() {
@@ -138,6 +145,38 @@ public final class FaultMethodComponent {
             method.close();
             method = null;
         }
+    }
+
+    /**
+     * A changed configuration: new rules for the same delegate and seed replace the running
+     * method's plan live ({@link FaultInjectingMethod#setPlan}) and its service property
+     * {@code fault.rules}; rules that do not parse are refused with one WARNING, the plan in force
+     * staying. Another delegate or seed, or a method not registered yet, re-does the activation.
+     */
+    @Modified
+    void modified(FaultConfig config, BundleContext context) {
+        String[] next = config.rules() == null ? new String[0] : config.rules();
+        String nextDelegate = config.delegate() == null ? "" : config.delegate().trim();
+        synchronized (this) {
+            if (method != null && registration != null && nextDelegate.equals(delegateName) && config.seed() == seed) {
+                FaultPlan p;
+                try {
+                    p = FaultPlan.parse(next);
+                } catch (IllegalArgumentException e) {
+                    LOG.log(System.Logger.Level.WARNING, "io_method=fault: rejected configuration " + PID + ": "
+                            + e.getMessage() + "; the rules in force stay " + plan.rules());
+                    return;
+                }
+                method.setPlan(p);
+                plan = p;
+                rules = next.clone();
+                registration.setProperties(properties());
+                LOG.log(System.Logger.Level.INFO, "io_method=fault: rules changed live to " + p.rules());
+                return;
+            }
+        }
+        deactivate();
+        activate(config, context);
     }
 
     @Deactivate
