@@ -167,7 +167,7 @@ final class BufferWriter {
         }
         SmgrRelation rel = pool.storage().relation(BufferPool.tagRelation(tag));
         long block = BufferPool.tagBlock(tag);
-        int fd = rel.fd(block); // fails cleanly, naming the file, before any claim
+        int fd = rel.fdForWrite(block); // fails cleanly, naming the file, before any claim
         IoHandle h = io.acquireNb();
         if (h == null) {
             io.submitStaged();

@@ -133,6 +133,28 @@ public final class SmgrRelation implements IoTarget {
         return fd(block, false);
     }
 
+    /** Segments this user could open only for reading, with the errno opening them for writing gave. */
+    private final java.util.Map<Integer, Integer> readOnly = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private int open(Path p, int flags) throws PosixException {
+        return smgr.directIo() ? DirectIo.open(p, flags, 0600) : Posix.open(p, flags, 0600);
+    }
+
+    /**
+     * {@link #fd(long)} for a write: refuses, naming the file, the errno and what to do, when the
+     * segment could be opened only for reading (a read-only file system, a file of another user).
+     */
+    public int fdForWrite(long block) throws PosixException {
+        int fd = fd(block);
+        Integer errno = readOnly.get((int) (block / segmentBlocks));
+        if (errno != null) {
+            throw new PosixException("open for writing", segmentPath(block), errno, "relation " + this + ", block " + block
+                    + " cannot be written: make the data directory writable for this user (or mount it read-write);"
+                    + " the change stays in shared buffers, dirty, and reads go on");
+        }
+        return fd;
+    }
+
     /** {@link #fd(long)}, creating the segment file first with {@code create}. */
     int fd(long block, boolean create) throws PosixException {
         int seg = (int) (block / segmentBlocks);
@@ -150,10 +172,21 @@ public final class SmgrRelation implements IoTarget {
             int fd;
             try {
                 // With O_DIRECT, a file system that refuses it (EINVAL) is named with the way out.
-                fd = smgr.directIo() ? DirectIo.open(p, flags, 0600) : Posix.open(p, flags, 0600);
+                fd = open(p, flags);
             } catch (PosixException e) {
-                throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
-                        + ", needed for block " + block + (e.context() == null ? "" : "; " + e.context()));
+                if (create || (e.errno() != Errno.EROFS && e.errno() != Errno.EACCES)) {
+                    throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
+                            + ", needed for block " + block + (e.context() == null ? "" : "; " + e.context()));
+                }
+                // A read-only file system, or a file this user may only read: serve reads, and
+                // refuse writes naming why (fdForWrite).
+                try {
+                    fd = open(p, (flags & ~OpenFlags.O_RDWR) | OpenFlags.O_RDONLY);
+                } catch (PosixException again) {
+                    throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
+                            + ", needed for block " + block);
+                }
+                readOnly.put(seg, e.errno());
             }
             int[] grown = java.util.Arrays.copyOf(f, Math.max(f.length, seg + 1));
             for (int i = f.length; i < grown.length; i++) {
