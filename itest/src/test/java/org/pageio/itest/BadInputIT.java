@@ -55,7 +55,7 @@ public class BadInputIT extends PageioTestBase {
 
     @Override
     protected Option extraOptions() {
-        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"), reactorBundle("fault-bundle"),
+        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"),
                 reactorBundle("org.osgi.service.log"), reactorBundle("org.apache.felix.metatype"));
     }
 

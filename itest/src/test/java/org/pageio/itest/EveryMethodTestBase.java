@@ -22,7 +22,7 @@ public abstract class EveryMethodTestBase extends PageioTestBase {
 
     @Override
     protected Option extraOptions() {
-        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"), reactorBundle("fault-bundle"));
+        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"));
     }
 
     /** The methods by name, in a fixed order. */

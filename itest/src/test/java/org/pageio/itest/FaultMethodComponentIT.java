@@ -48,7 +48,7 @@ public class FaultMethodComponentIT extends PageioTestBase {
 
     @Override
     protected Option extraOptions() {
-        return composite(reactorBundle("fault-bundle"), reactorBundle("org.osgi.service.log"),
+        return composite(reactorBundle("org.osgi.service.log"),
                 reactorBundle("org.apache.felix.metatype"));
     }
 

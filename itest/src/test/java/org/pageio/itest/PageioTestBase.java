@@ -57,7 +57,7 @@ public abstract class PageioTestBase {
     };
 
     static final String[] PAGEIO_BUNDLES = {"api-bundle", "sync-bundle", "worker-bundle", "bufmgr-bundle", "table-bundle",
-        "console-bundle"};
+        "fault-bundle", "console-bundle"}; // console's soak wraps methods in the fault decorator
 
     @Configuration
     public final Option[] containerConfiguration() {
