@@ -146,13 +146,18 @@ public final class SmgrRelation implements IoTarget {
      */
     public int fdForWrite(long block) throws PosixException {
         int fd = fd(block);
+        refuseIfReadOnly(block, false);
+        return fd;
+    }
+
+    private void refuseIfReadOnly(long block, boolean extending) throws PosixException {
         Integer errno = readOnly.get((int) (block / segmentBlocks));
         if (errno != null) {
-            throw new PosixException("open for writing", segmentPath(block), errno, "relation " + this + ", block " + block
-                    + " cannot be written: make the data directory writable for this user (or mount it read-write);"
-                    + " the change stays in shared buffers, dirty, and reads go on");
+            throw new PosixException("open for writing", segmentPath(block), errno, "relation " + this
+                    + (extending ? " cannot be extended to block " + block : ", block " + block + " cannot be written")
+                    + ": make the data directory writable for this user (or mount it read-write); "
+                    + (extending ? "nothing was added" : "the change stays in shared buffers, dirty") + ", and reads go on");
         }
-        return fd;
     }
 
     /** {@link #fd(long)}, creating the segment file first with {@code create}. */
@@ -160,11 +165,17 @@ public final class SmgrRelation implements IoTarget {
         int seg = (int) (block / segmentBlocks);
         int[] f = fds;
         if (seg < f.length && f[seg] >= 0) {
+            if (create) {
+                refuseIfReadOnly(block, true); // creating or extending writes: not through a read-only descriptor
+            }
             return f[seg];
         }
         synchronized (this) {
             f = fds;
             if (seg < f.length && f[seg] >= 0) {
+                if (create) {
+                    refuseIfReadOnly(block, true);
+                }
                 return f[seg];
             }
             Path p = segmentPath(block);
