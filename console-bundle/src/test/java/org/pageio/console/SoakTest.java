@@ -10,13 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.pageio.api.IoMethod;
 import org.pageio.console.soak.Soak;
+import org.pageio.method.direct.DirectIoMethod;
+import org.pageio.method.direct.DirectSettings;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.uring.UringIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
 
 /**
- * A short soak on real files over sync, worker and io_uring: hot swaps and injected faults
+ * A short soak on real files over every method here (sync, worker, io_uring, direct): hot swaps and injected faults
  * happened, every page checked held what the model says, nothing hung, and a fresh buffer manager
  * read every block back as written.
  */
@@ -30,9 +32,11 @@ class SoakTest {
         WorkerIoMethod worker = new WorkerIoMethod(WorkerSettings.DEFAULTS);
         UringIoMethod uring = new UringIoMethod(UringIoMethod.ForceAsync.LARGE);
         assertTrue(uring.availability().available(), "io_uring must run here: " + uring.availability().cause());
+        DirectIoMethod direct = new DirectIoMethod(DirectSettings.DEFAULTS);
+        assertTrue(direct.availability().available(), "direct must run here: " + direct.availability().cause());
         try {
-            Soak.Result r = Soak.run(new Soak.Options(dir, 4000, 3, 42, List.<IoMethod>of(new SyncIoMethod(), worker, uring),
-                    200, null));
+            Soak.Result r = Soak.run(new Soak.Options(dir, 5000, 3, 42,
+                    List.<IoMethod>of(new SyncIoMethod(), worker, uring, direct), 200, null));
             System.out.println(r);
             assertTrue(r.ok(), r.toString());
             assertTrue(r.swaps() >= 5, "hot swaps: " + r);
@@ -41,6 +45,7 @@ class SoakTest {
             assertTrue(r.writes() > 0 && r.reads() > 0, r.toString());
             assertEquals(0, r.wrongPages());
         } finally {
+            direct.close();
             worker.close();
         }
     }
