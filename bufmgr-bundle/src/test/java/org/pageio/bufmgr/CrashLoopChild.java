@@ -11,7 +11,8 @@ import org.pageio.bufmgr.stream.ReadStream;
  * The child JVM of {@link CrashLoopTest}, started again and again on the same data directory and
  * killed with SIGKILL at a random moment. It opens the buffer manager on what the last one left
  * (no repair step), then loops: loads relation {@code first + k} ({@link #LOAD_BLOCKS} blocks of
- * generation 1, by extension and write-back), checkpoints and prints {@code DURABLE <number>};
+ * generation 1; by extension, write-back and a checkpoint, or, every other one, by the storage
+ * manager's bulk writer and its fsync, as the table loader does) and prints {@code DURABLE <number>};
  * modifies random blocks of the shared {@link #HOT} relation to generation {@code 2..}
  * {@link #MAX_GEN}; scans the relation it loaded before. The background writer and eviction keep
  * writes in flight throughout, so the kill lands in loads, checkpoints, writes and scans alike.
@@ -45,8 +46,12 @@ public final class CrashLoopChild {
             System.out.flush();
             for (long k = first; ; k++) {
                 SmgrRelation rel = core.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, k));
-                load(s, rel, k, LOAD_BLOCKS);
-                pool.checkpoint();
+                if (k % 2 == 0) {
+                    load(s, rel, k, LOAD_BLOCKS); // through the pool: extension, write-back, checkpoint
+                    pool.checkpoint();
+                } else {
+                    bulkLoad(rel, k, LOAD_BLOCKS); // around it, as the table loader does: bulk writes, fsync at the end
+                }
                 System.out.println("DURABLE " + k);
                 System.out.flush();
                 for (int i = 0; i < 40; i++) {
@@ -61,6 +66,25 @@ public final class CrashLoopChild {
                     }
                 }
             }
+        }
+    }
+
+    /** Writes {@code blocks} checksummed pages of generation 1 with the storage manager's bulk writer, then fsyncs them. */
+    private static void bulkLoad(SmgrRelation rel, long number, int blocks) throws Exception {
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined();
+                org.pageio.bufmgr.smgr.SmgrBulkWriter w = rel.bulkWriter(blocks,
+                        org.pageio.bufmgr.smgr.SmgrBulkWriter.DIRECT | org.pageio.bufmgr.smgr.SmgrBulkWriter.PREALLOCATE)) {
+            java.lang.foreign.MemorySegment run = a.allocate(16L * TestPages.BLCKSZ, 4096);
+            for (int done = 0; done < blocks; done += 16) {
+                int n = Math.min(16, blocks - done);
+                for (int i = 0; i < n; i++) {
+                    java.lang.foreign.MemorySegment page = run.asSlice((long) i * TestPages.BLCKSZ, TestPages.BLCKSZ);
+                    WriteTestPages.fill(page, number, done + i, 1);
+                    org.pageio.bufmgr.page.Page.setChecksum(page, done + i);
+                }
+                w.write(done, run, n);
+            }
+            w.finish();
         }
     }
 
