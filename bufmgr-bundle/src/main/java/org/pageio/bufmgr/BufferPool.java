@@ -89,6 +89,13 @@ public final class BufferPool implements AutoCloseable {
      * before the state CAS that ends the write (release), read after a state read (acquire).
      */
     final int[] writeErrno;
+    /**
+     * The storage manager's sync epoch when buffer b's last successful write completed, 0 if its
+     * page was not written since it took its identity: whether a failed fsync can still be repaired
+     * from it. Written by the write's completion before the state CAS that ends the write (release),
+     * read after a state read (acquire); reset when the buffer takes another identity.
+     */
+    final long[] writtenEpoch;
     /** Victims claimed by the clock sweep, for the background writer's estimate. */
     final AtomicLong allocations = new AtomicLong();
     /** One checkpoint at a time. */
@@ -129,6 +136,7 @@ public final class BufferPool implements AutoCloseable {
         this.tags = new long[nbuffers];
         this.ioRefs = new long[nbuffers];
         this.writeErrno = new int[nbuffers];
+        this.writtenEpoch = new long[nbuffers];
         for (int b = 0; b < nbuffers; b++) {
             pageSegments[b] = pages.asSlice((long) b * BLCKSZ, BLCKSZ);
             tags[b] = -1;
@@ -465,6 +473,11 @@ public final class BufferPool implements AutoCloseable {
         }
         mapping.remove(oldTag, buf);
         tags[buf] = -1;
+        long written = writtenEpoch[buf];
+        if (written != 0) { // its last write leaves with it: a failed fsync can no longer be repaired from here
+            writtenEpoch[buf] = 0;
+            smgr.relation(tagRelation(oldTag)).leftBuffersUnsynced(written);
+        }
         return true;
     }
 

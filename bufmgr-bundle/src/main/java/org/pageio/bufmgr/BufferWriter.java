@@ -89,7 +89,10 @@ final class BufferWriter {
 
     /** Ends a write of {@code buf}: clean on errno 0, else still dirty with the errno kept. Any thread. */
     static void terminateWrite(BufferPool pool, int buf, int errno) {
-        pool.writeErrno[buf] = errno; // published by the CAS below (volatile)
+        pool.writeErrno[buf] = errno; // published by the CAS below (volatile), as is the epoch
+        if (errno == 0) {
+            pool.writtenEpoch[buf] = pool.storage().currentEpoch(); // after the write returned: a later sync covers it
+        }
         BufferPool.LONGS.setRelease(pool.ioRefs, buf, IoHandle.NO_WAIT_REF);
         for (;;) {
             long s = pool.state(buf);

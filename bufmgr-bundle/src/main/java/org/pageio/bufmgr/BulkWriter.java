@@ -336,6 +336,7 @@ public final class BulkWriter implements AutoCloseable {
         stats.add(statBase, Column.EXTENDS, 1);
         stats.add(statBase, Column.EXTEND_BYTES, (long) n * Page.SIZE);
         writes++;
+        rel.wroteAroundPool(); // pages outside shared buffers: nothing to write again after a failed fsync
         rel.startWritev(h, fd, first, addresses, n);
     }
 

@@ -1,7 +1,9 @@
 package org.pageio.bufmgr;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.pageio.api.AioException;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoResult;
@@ -35,6 +37,8 @@ import org.pageio.posix.PosixException;
  * A buffer dirtied again after its write is left for the next checkpoint.
  */
 final class Checkpointer {
+
+    private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
 
     /** Writes of one block before the checkpoint gives up (the first plus retries). */
     static final int WRITE_ATTEMPTS = 3;
@@ -143,62 +147,147 @@ final class Checkpointer {
     }
 
     /**
-     * fsyncs every registered segment through the I/O method; returns how many. A relation whose
-     * fsync failed, now or at an earlier checkpoint, is not fsynced again (a later fsync could
-     * succeed without the pages the failed one lost): its segments stay registered and the
-     * checkpoint fails naming it, after the other relations were made durable.
+     * fsyncs every registered segment through the I/O method; returns how many. A relation's fsync
+     * that fails is repaired when it can be: if every write of the relation not yet known durable
+     * still has its page in shared buffers ({@link SmgrRelation#unsyncedWritesAllBuffered}), those
+     * pages are written again and fsynced again. If that fails too, or cannot be done, the relation
+     * is marked not durable: it is not fsynced again (a later fsync could succeed without the pages
+     * the failed one lost), its segments stay registered and every checkpoint fails naming it, after
+     * the other relations were made durable.
      */
     private static int syncAll(BufferPool pool, BufferSession session) throws IOException {
-        int base = StatIo.base(pool.stats().kind("checkpointer"), IoObject.RELATION, IoContext.NORMAL);
-        boolean timing = pool.settings().trackIoTiming();
-        IoReturn ret = new IoReturn();
-        int files = 0;
+        int[] files = {0};
         AioException failed = null;
         for (SmgrRelation rel : pool.storage().relations()) {
             if (rel.fsyncFailure() != null) {
                 failed = failed != null ? failed : new AioException("checkpoint failed: " + rel.fsyncFailure(), Errno.EIO, null);
                 continue; // its segments stay registered: nothing of it is reported durable
             }
-            long[] segs = rel.takeDirtySegments();
-            for (int i = 0; i < segs.length; i++) {
-                long first = segs[i] * rel.segmentBlocks();
-                try {
-                    int fd = rel.fd(first);
-                    IoHandle h = session.io().acquire();
-                    h.setReturn(ret).setTarget(rel, SmgrRelation.targetData(first, 0));
-                    long ref = h.waitRef();
-                    long t0 = timing ? System.nanoTime() : 0;
-                    h.startFsync(fd, false);
-                    session.io().awaitRef(ref);
-                    if (timing) {
-                        pool.stats().add(base, Column.FSYNC_TIME, System.nanoTime() - t0);
+            try {
+                long epoch = pool.storage().nextSyncEpoch();
+                String why = fsyncSegments(pool, session, rel, files);
+                if (why != null && rel.unsyncedWritesAllBuffered()) {
+                    int rewritten = rewriteUnsynced(pool, session, rel);
+                    if (rewritten >= 0 && rel.unsyncedWritesAllBuffered()) { // none left meanwhile either
+                        epoch = pool.storage().nextSyncEpoch();
+                        String again = fsyncSegments(pool, session, rel, files);
+                        if (again == null) {
+                            LOG.log(System.Logger.Level.WARNING, why + "; the " + rewritten + " page(s) of relation "
+                                    + rel.locator() + " written since its last good fsync were written again from shared"
+                                    + " buffers and fsynced again: they are durable");
+                        }
+                        why = again;
                     }
-                    pool.stats().add(base, Column.FSYNCS, 1);
-                    if (IoResult.status(ret.result()) == IoResult.ERROR) {
-                        int errno = -IoResult.result(ret.result());
-                        String why = "could not fsync file " + rel.segmentPath(first) + ": " + Errno.name(errno) + " ("
-                                + Errno.message(errno) + "); relation " + rel.locator() + " is not durable: its writes since"
-                                + " its last checkpoint may be lost, and a later fsync could report success without them,"
-                                + " so every later checkpoint refuses it and its pages cannot be modified; reads go on."
-                                + " Check the device (dmesg), then restart the buffer manager, or restore the relation";
-                        rel.markFsyncFailed(why);
-                        throw new AioException("checkpoint failed: " + why, errno, ret.failure());
-                    }
-                    files++;
-                } catch (PosixException | AioException e) {
-                    for (int j = i; j < segs.length; j++) {
-                        rel.registerDirtySegment(segs[j]); // still owed an fsync
-                    }
-                    AioException a = e instanceof AioException x ? x
-                            : new AioException("checkpoint failed: " + e.getMessage(), ((PosixException) e).errno(), e);
-                    failed = failed != null ? failed : a;
-                    break; // the rest of this relation waits; the other relations are still made durable
                 }
+                if (why != null) {
+                    String message = why + "; relation " + rel.locator() + " is not durable: its writes since its last"
+                            + " checkpoint may be lost, and a later fsync could report success without them, so every later"
+                            + " checkpoint refuses it and its pages cannot be modified; reads go on. Check the device (dmesg),"
+                            + " then restart the buffer manager, or restore the relation";
+                    rel.markFsyncFailed(message);
+                    failed = failed != null ? failed : new AioException("checkpoint failed: " + message, Errno.EIO, null);
+                } else {
+                    rel.synced(epoch);
+                }
+            } catch (AioException e) {
+                failed = failed != null ? failed : e; // the rest of this relation waits; the others are still made durable
             }
         }
         if (failed != null) {
             throw failed;
         }
-        return files;
+        return files[0];
+    }
+
+    /**
+     * fsyncs the segments registered for {@code rel}; returns null when every one succeeded, else
+     * what the fsync that failed said (file, errno), with that segment and the rest registered
+     * again. A segment that cannot be opened throws, the rest registered again.
+     */
+    private static String fsyncSegments(BufferPool pool, BufferSession session, SmgrRelation rel, int[] files)
+            throws AioException {
+        int base = StatIo.base(pool.stats().kind("checkpointer"), IoObject.RELATION, IoContext.NORMAL);
+        boolean timing = pool.settings().trackIoTiming();
+        IoReturn ret = new IoReturn();
+        long[] segs = rel.takeDirtySegments();
+        for (int i = 0; i < segs.length; i++) {
+            long first = segs[i] * rel.segmentBlocks();
+            try {
+                int fd = rel.fd(first);
+                IoHandle h = session.io().acquire();
+                h.setReturn(ret).setTarget(rel, SmgrRelation.targetData(first, 0));
+                long ref = h.waitRef();
+                long t0 = timing ? System.nanoTime() : 0;
+                h.startFsync(fd, false);
+                session.io().awaitRef(ref);
+                if (timing) {
+                    pool.stats().add(base, Column.FSYNC_TIME, System.nanoTime() - t0);
+                }
+                pool.stats().add(base, Column.FSYNCS, 1);
+                if (IoResult.status(ret.result()) == IoResult.ERROR) {
+                    int errno = -IoResult.result(ret.result());
+                    for (int j = i; j < segs.length; j++) {
+                        rel.registerDirtySegment(segs[j]); // still owed an fsync
+                    }
+                    return "could not fsync file " + rel.segmentPath(first) + ": " + Errno.name(errno) + " ("
+                            + Errno.message(errno) + ")";
+                }
+                files[0]++;
+            } catch (PosixException e) {
+                for (int j = i; j < segs.length; j++) {
+                    rel.registerDirtySegment(segs[j]);
+                }
+                throw new AioException("checkpoint failed: " + e.getMessage(), e.errno(), e);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * After a failed fsync of {@code rel}: marks every page of it written since its last good fsync
+     * dirty again and writes it (waiting for writes of it in flight first), so that the next fsync
+     * covers them anew. Returns how many, or -1 when a page's I/O in another session did not end
+     * within a second (then nothing is repaired).
+     */
+    private static int rewriteUnsynced(BufferPool pool, BufferSession session, SmgrRelation rel) throws IOException {
+        BufferWriter w = session.writer();
+        long synced = rel.syncedEpoch();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+        List<Long> tags = new ArrayList<>();
+        for (int buf = 0; buf < pool.nbuffers(); buf++) {
+            long tag = pool.tags[buf];
+            if (tag < 0 || BufferPool.tagRelation(tag) != rel.id()) {
+                continue;
+            }
+            for (;;) {
+                long s = pool.state(buf);
+                if (pool.tags[buf] != tag || (s & (BufferPool.TAG_VALID | BufferPool.VALID)) != (BufferPool.TAG_VALID | BufferPool.VALID)
+                        || pool.writtenEpoch[buf] <= synced) {
+                    break; // another page now, or not written since the last good fsync
+                }
+                if ((s & BufferPool.IO_IN_PROGRESS) != 0) {
+                    if (System.nanoTime() - deadline > 0) {
+                        return -1; // another session's I/O of it does not end: no repair, the failure stays
+                    }
+                    Thread.onSpinWait(); // a write of it in flight: its completion records its epoch
+                    continue;
+                }
+                if ((s & BufferPool.DIRTY) != 0 || pool.casState(buf, s, s | BufferPool.DIRTY)) {
+                    tags.add(tag);
+                    break;
+                }
+            }
+        }
+        for (long tag : tags) {
+            int buf = pool.mapping().lookup(tag);
+            if (buf >= 0) {
+                w.writeBack(buf, IoContext.NORMAL);
+            }
+        }
+        session.io().drain();
+        for (long tag : tags) {
+            verifyWritten(pool, w, tag);
+        }
+        return tags.size();
     }
 }

@@ -20,10 +20,12 @@ import org.pageio.posix.Errno;
 
 /**
  * A failed fsync is never reported durable, now or later: Linux may drop the dirty pages of the
- * failed write-back and let the next fsync succeed without them. The checkpoint fails naming the
- * file, the errno and what to do; the other relations are still made durable; every later
- * checkpoint refuses the relation without fsyncing it again; its pages cannot be modified; its
- * reads go on, with the bytes last written.
+ * failed write-back and let the next fsync succeed without them. When every page written since the
+ * relation's last good fsync is still in shared buffers, the checkpoint writes them again and
+ * fsyncs again; when that fails too, or some of those pages left shared buffers (or were written
+ * around them), the checkpoint fails naming the file, the errno and what to do; the other relations
+ * are still made durable; every later checkpoint refuses the relation without fsyncing it again;
+ * its pages cannot be modified; its reads go on, with the bytes last written.
  */
 class FsyncFailureTest extends PoolTestBase {
 
@@ -73,5 +75,67 @@ class FsyncFailureTest extends PoolTestBase {
             BufferWriteTest.modify(s, healthy, 71002, 2, 3); // other relations are still changed as before
         }
         assertEquals(0, pool.pinnedBuffers());
+    }
+
+    /** A relation synced once, then changed through the pool: every unsynced write is in shared buffers. */
+    private SmgrRelation syncedThenChanged(FaultInjectingMethod m, long number, int blocks, long... changed) throws Exception {
+        SmgrRelation rel = relation(number, blocks);
+        pool.checkpoint(); // its last good fsync: what the load wrote around the pool is durable
+        m.setPlan(org.pageio.method.fault.FaultPlan.of(Rule.always(Kind.EIO, Op.FSYNC, "pg_default/" + number)
+                .times(failures)));
+        try (BufferSession s = pool.openSession("client")) {
+            BufferWriteTest.modify(s, rel, number, 1, changed);
+        }
+        return rel;
+    }
+
+    private int failures;
+
+    @Test
+    void aFailedFsyncIsRepairedFromSharedBuffersWhenEveryUnsyncedPageIsThere() throws Exception {
+        FaultInjectingMethod m = faults(new SyncIoMethod());
+        pool(m, small().build());
+        failures = 1;
+        SmgrRelation rel = syncedThenChanged(m, 71011, 8, 1, 4, 6);
+        long fsyncs0 = total(Column.FSYNCS);
+        CheckpointResult r = pool.checkpoint(); // the first fsync fails; the pages are written again; the second holds
+        assertEquals(1, m.injected(), "the fsync fault fired");
+        assertEquals(2, total(Column.FSYNCS) - fsyncs0, "fsynced again after writing the pages again");
+        assertNull(rel.fsyncFailure(), r.toString());
+        BufferWriteTest.assertOnDisk(rel, 71011, 1, 1, 4, 6);
+        BufferWriteTest.assertOnDisk(rel, 71011, 0, 0, 2, 3, 5, 7);
+        try (BufferSession s = pool.openSession("client")) {
+            BufferWriteTest.modify(s, rel, 71011, 2, 4); // still changeable: nothing was lost
+        }
+        pool.checkpoint();
+        BufferWriteTest.assertOnDisk(rel, 71011, 2, 4);
+    }
+
+    @Test
+    void aRepairWhoseFsyncFailsAgainMarksTheRelation() throws Exception {
+        FaultInjectingMethod m = faults(new SyncIoMethod());
+        pool(m, small().build());
+        failures = 2;
+        SmgrRelation rel = syncedThenChanged(m, 71012, 8, 2, 3);
+        AioException e = assertThrows(AioException.class, pool::checkpoint);
+        assertTrue(e.getMessage().contains("could not fsync file " + rel.segmentPath(0) + ": EIO")
+                && e.getMessage().contains("is not durable"), e.getMessage());
+        assertEquals(2, m.injected(), "the first fsync and the one after the pages were written again");
+        assertNotNull(rel.fsyncFailure());
+        assertThrows(AioException.class, pool::checkpoint);
+        assertEquals(2, m.injected(), "not fsynced a third time");
+    }
+
+    @Test
+    void anUnsyncedPageThatLeftSharedBuffersMakesTheFailureFinal() throws Exception {
+        FaultInjectingMethod m = faults(new SyncIoMethod());
+        pool(m, small().sharedBuffers(32).build());
+        failures = 1;
+        long[] all = BufferWriteTest.range(0, 96);
+        SmgrRelation rel = syncedThenChanged(m, 71013, 96, all); // 96 changed pages through 32 buffers: most evicted
+        AioException e = assertThrows(AioException.class, pool::checkpoint);
+        assertTrue(e.getMessage().contains("is not durable"), e.getMessage());
+        assertEquals(1, m.injected(), "no repair was tried: the evicted pages cannot be written again");
+        assertNotNull(rel.fsyncFailure());
     }
 }

@@ -138,6 +138,7 @@ public final class SmgrBulkWriter implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("bulk writer of relation " + rel + " is closed");
         }
+        rel.wroteAroundPool();
         if (n < 0 || block < 0 || pages.byteSize() < (long) n * BLCKSZ) {
             throw new IllegalArgumentException("bulk write of " + n + " pages at block " + block + " of relation " + rel
                     + " from " + pages.byteSize() + " bytes");

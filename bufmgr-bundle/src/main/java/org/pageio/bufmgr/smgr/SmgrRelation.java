@@ -215,6 +215,7 @@ public final class SmgrRelation implements IoTarget {
      * bulk loads). Splits at segment boundaries; loops on short writes.
      */
     public void write(long block, MemorySegment src, int n) throws PosixException {
+        wroteAroundPool();
         try (Arena a = Arena.ofConfined()) {
             CallState cs = CallState.allocate(a);
             long done = 0;
@@ -331,6 +332,50 @@ public final class SmgrRelation implements IoTarget {
      * checkpointing thread, read by any.
      */
     private volatile String fsyncFailure;
+
+    /** Every write of this relation that recorded an epoch up to this one is durable (an fsync of all its segments covered it). */
+    private volatile long syncedEpoch;
+    /** The highest epoch of a write of a page that left shared buffers before it was known durable; 0: none. */
+    private final java.util.concurrent.atomic.AtomicLong evictedEpoch = new java.util.concurrent.atomic.AtomicLong();
+    /** The highest epoch of a write made around the buffer pool (no copy of it stays to write again); 0: none. */
+    private final java.util.concurrent.atomic.AtomicLong aroundPoolEpoch = new java.util.concurrent.atomic.AtomicLong();
+
+    /** The epoch up to which this relation's writes are known durable. Any thread. */
+    public long syncedEpoch() {
+        return syncedEpoch;
+    }
+
+    /** Every segment of this relation was fsynced, covering writes up to {@code epoch}. Syncing thread. */
+    public void synced(long epoch) {
+        if (epoch > syncedEpoch) {
+            syncedEpoch = epoch;
+        }
+    }
+
+    /**
+     * A page of this relation written at {@code writeEpoch} leaves shared buffers (evicted, dropped):
+     * if that write is not known durable, a failed fsync could no longer be repaired by writing it
+     * again. Any thread.
+     */
+    public void leftBuffersUnsynced(long writeEpoch) {
+        if (writeEpoch > syncedEpoch) {
+            evictedEpoch.accumulateAndGet(writeEpoch, Math::max);
+        }
+    }
+
+    /** A write around the buffer pool (loads, tests): nothing to write again after a failed fsync. Any thread. */
+    public void wroteAroundPool() {
+        aroundPoolEpoch.accumulateAndGet(smgr.currentEpoch(), Math::max);
+    }
+
+    /**
+     * Whether every write not yet known durable still has its page in shared buffers, so that a
+     * failed fsync can be repaired by writing those pages again and fsyncing again.
+     */
+    public boolean unsyncedWritesAllBuffered() {
+        long synced = syncedEpoch;
+        return evictedEpoch.get() <= synced && aroundPoolEpoch.get() <= synced;
+    }
 
     /** Records that an fsync of this relation failed; the first message stays. Any thread. */
     public void markFsyncFailed(String message) {

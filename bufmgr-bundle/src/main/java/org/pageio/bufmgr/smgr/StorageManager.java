@@ -27,6 +27,13 @@ public final class StorageManager implements AutoCloseable {
     public static final long DEFAULT_SEGMENT_BLOCKS = 131072;
     public static final String DEFAULT_TABLESPACE = "pg_default";
 
+    /**
+     * The sync epoch: a write records the epoch current when it completed; a sync takes the current
+     * epoch and moves it on ({@link #nextSyncEpoch}) before its first fsync, so that every write
+     * that recorded an epoch up to the one taken had returned before the fsync began and is covered
+     * by it. Starts at 1 (0: never written).
+     */
+    private final java.util.concurrent.atomic.AtomicLong syncEpoch = new java.util.concurrent.atomic.AtomicLong(1);
     private final Path dataDirectory;
     private final long segmentBlocks;
     // Read by every segment open, written by the buffer manager when the bound method changes;
@@ -41,6 +48,16 @@ public final class StorageManager implements AutoCloseable {
      * @param segmentBlocks blocks per segment file (tests use small values to cross boundaries)
      * @param directIo      open relation files with O_DIRECT
      */
+    /** The epoch a write that completes now records. Any thread; a volatile read. */
+    public long currentEpoch() {
+        return syncEpoch.get();
+    }
+
+    /** Before the fsyncs of a sync: returns the epoch its fsyncs cover (writes up to it), and moves on. */
+    public long nextSyncEpoch() {
+        return syncEpoch.getAndIncrement();
+    }
+
     public StorageManager(Path dataDirectory, long segmentBlocks, boolean directIo) {
         if (segmentBlocks < 1 || segmentBlocks > DEFAULT_SEGMENT_BLOCKS * 64) {
             throw new IllegalArgumentException("segment size " + segmentBlocks + " blocks is out of range: valid values are 1.."
