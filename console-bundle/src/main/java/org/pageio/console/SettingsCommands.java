@@ -33,8 +33,8 @@ import org.pageio.api.IoMethod;
 
 /**
  * {@code pageio:settings} (PostgreSQL's {@code pg_settings} for our PIDs) and {@code pageio:set NAME
- * VALUE}. Definitions come from the Metatype OCDs of {@value Setting#BUFMGR_PID} and
- * {@value Setting#WORKER_PID}, values from ConfigAdmin; {@code io_method} is derived from
+ * VALUE}. Definitions come from the Metatype OCDs of {@value Setting#BUFMGR_PID},
+ * {@value Setting#WORKER_PID} and {@value Setting#URING_PID}, values from ConfigAdmin; {@code io_method} is derived from
  * {@code ioMethod.target}. A value set here is marked in the configuration's private property
  * {@value #CONSOLE_MARK} (not propagated to service properties), so its source shows as
  * {@code console}; any other stored value shows as {@code configuration file}.
@@ -51,7 +51,7 @@ public final class SettingsCommands {
 
     static final String[] HEADER = {"name", "setting", "unit", "source", "context", "applies", "range"};
 
-    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID);
+    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID, Setting.URING_PID);
 
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;

@@ -43,14 +43,15 @@ public class SettingsIT extends PageioTestBase {
 
     @Override
     protected Option extraOptions() {
-        return composite(reactorBundle("org.osgi.service.log"), reactorBundle("org.apache.felix.metatype"));
+        return composite(reactorBundle("org.osgi.service.log"), reactorBundle("org.apache.felix.metatype"),
+                reactorBundle("uring-bundle"));
     }
 
     @After
     public void deleteConfiguration() throws Exception {
         // pageio:set saved its value in the settings file; other containers share the data directory
         java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(dataDirectory(), "conf", "org.pageio.settings.cfg"));
-        Configuration[] cs = configAdmin.listConfigurations("(service.pid=org.pageio.bufmgr)");
+        Configuration[] cs = configAdmin.listConfigurations("(|(service.pid=org.pageio.bufmgr)(service.pid=org.pageio.method.uring))");
         if (cs != null) {
             for (Configuration c : cs) {
                 c.delete();
@@ -63,6 +64,30 @@ public class SettingsIT extends PageioTestBase {
             return m != null && m.settings().effectiveIoConcurrency() == 16 && m.settings().maintenanceIoConcurrency() == 16
                     ? m : null;
         });
+    }
+
+    @Test
+    public void ioUringForceAsyncIsListedSetLiveAndRefusedNamingItsValues() throws Exception {
+        String before = run("pageio:settings");
+        assertTrue(before, row(before, "io_uring_force_async").matches(
+                "io_uring_force_async +\\| large +\\| +\\| default +\\| pageio +\\| live +\\| large, pg19, pg18, never"));
+        String set = run("pageio:set io_uring_force_async pg19");
+        assertTrue(set, set.startsWith("SET io_uring_force_async = pg19 (was large); applies live"));
+        await("io_uring_force_async stored for io_method=io_uring", () -> {
+            try {
+                Configuration c = configAdmin.getConfiguration("org.pageio.method.uring", "?");
+                return c.getProperties() != null && "pg19".equals(c.getProperties().get("io_uring_force_async")) ? c : null;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try (CommandSession session = session()) {
+            session.execute("pageio:set io_uring_force_async bogus");
+            fail("bogus was accepted");
+        } catch (Exception e) {
+            assertEquals("invalid value for io_uring_force_async: 'bogus'; valid values are large, pg19, pg18, never;"
+                    + " io_uring_force_async stays pg19", rootMessage(e));
+        }
     }
 
     @Test
