@@ -83,6 +83,11 @@ public class FaultStressIT extends EveryMethodTestBase {
                 FaultRig.small().sharedBuffers(SHARED_BUFFERS).maxSessions(SESSIONS + 1).segmentBlocks(500).build())) {
             SmgrRelation[] rels = {rig.relation(63000, BLOCKS), rig.relation(63001, BLOCKS)};
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS_PER_METHOD);
+            // The probe imports pageio's packages dynamically: resolve the stream package here, once,
+            // rather than from six session threads at the same moment; Felix's class loading of a
+            // bundle wiring is not locked (apache/felix-dev#341), and the concurrent first use once
+            // failed with ClassNotFoundException for ReadStream in every session.
+            java.util.Objects.requireNonNull(ReadStream.class.getName());
             ExecutorService pool = Executors.newFixedThreadPool(SESSIONS);
             List<Future<?>> all = new ArrayList<>();
             try {
