@@ -165,14 +165,14 @@ final class Checkpointer {
             }
             try {
                 long epoch = pool.storage().nextSyncEpoch();
-                String why = fsyncSegments(pool, session, rel, files);
+                FsyncFailure why = fsyncSegments(pool, session, rel, files);
                 if (why != null && rel.unsyncedWritesAllBuffered()) {
                     int rewritten = rewriteUnsynced(pool, session, rel);
                     if (rewritten >= 0 && rel.unsyncedWritesAllBuffered()) { // none left meanwhile either
                         epoch = pool.storage().nextSyncEpoch();
-                        String again = fsyncSegments(pool, session, rel, files);
+                        FsyncFailure again = fsyncSegments(pool, session, rel, files);
                         if (again == null) {
-                            LOG.log(System.Logger.Level.WARNING, why + "; the " + rewritten + " page(s) of relation "
+                            LOG.log(System.Logger.Level.WARNING, why.message() + "; the " + rewritten + " page(s) of relation "
                                     + rel.locator() + " written since its last good fsync were written again from shared"
                                     + " buffers and fsynced again: they are durable");
                         }
@@ -180,12 +180,12 @@ final class Checkpointer {
                     }
                 }
                 if (why != null) {
-                    String message = why + "; relation " + rel.locator() + " is not durable: its writes since its last"
-                            + " checkpoint may be lost, and a later fsync could report success without them, so every later"
-                            + " checkpoint refuses it and its pages cannot be modified; reads go on. Check the device (dmesg),"
-                            + " then restart the buffer manager, or restore the relation";
+                    String message = why.message() + "; relation " + rel.locator() + " is not durable: its writes since"
+                            + " its last checkpoint may be lost, and a later fsync could report success without them, so every"
+                            + " later checkpoint refuses it and its pages cannot be modified; reads go on. Check the device"
+                            + " (dmesg), then restart the buffer manager, or restore the relation";
                     rel.markFsyncFailed(message);
-                    failed = failed != null ? failed : new AioException("checkpoint failed: " + message, Errno.EIO, null);
+                    failed = failed != null ? failed : new AioException("checkpoint failed: " + message, why.errno(), null);
                 } else {
                     rel.synced(epoch);
                 }
@@ -199,12 +199,16 @@ final class Checkpointer {
         return files[0];
     }
 
+    /** What a failed fsync said: the file and the error, and the errno. */
+    private record FsyncFailure(String message, int errno) {
+    }
+
     /**
      * fsyncs the segments registered for {@code rel}; returns null when every one succeeded, else
-     * what the fsync that failed said (file, errno), with that segment and the rest registered
-     * again. A segment that cannot be opened throws, the rest registered again.
+     * what the fsync that failed said, with that segment and the rest registered again. A segment
+     * that cannot be opened throws, the rest registered again.
      */
-    private static String fsyncSegments(BufferPool pool, BufferSession session, SmgrRelation rel, int[] files)
+    private static FsyncFailure fsyncSegments(BufferPool pool, BufferSession session, SmgrRelation rel, int[] files)
             throws AioException {
         int base = StatIo.base(pool.stats().kind("checkpointer"), IoObject.RELATION, IoContext.NORMAL);
         boolean timing = pool.settings().trackIoTiming();
@@ -229,8 +233,8 @@ final class Checkpointer {
                     for (int j = i; j < segs.length; j++) {
                         rel.registerDirtySegment(segs[j]); // still owed an fsync
                     }
-                    return "could not fsync file " + rel.segmentPath(first) + ": " + Errno.name(errno) + " ("
-                            + Errno.message(errno) + ")";
+                    return new FsyncFailure("could not fsync file " + rel.segmentPath(first) + ": " + Errno.name(errno)
+                            + " (" + Errno.message(errno) + ")", errno);
                 }
                 files[0]++;
             } catch (PosixException e) {
