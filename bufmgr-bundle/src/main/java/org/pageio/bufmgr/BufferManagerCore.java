@@ -1,6 +1,7 @@
 package org.pageio.bufmgr;
 
 import java.nio.file.Path;
+import java.util.function.Supplier;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.smgr.StorageManager;
@@ -43,13 +44,7 @@ public final class BufferManagerCore implements BufferManager, AutoCloseable {
      *         with the reason
      */
     public static BufferManagerCore open(Path dataDir, BufMgrSettings settings, IoMethod method) {
-        StorageManager storage = new StorageManager(dataDir, settings.segmentBlocks(), settings.directIo());
-        try {
-            return assemble(storage, true, settings, method);
-        } catch (RuntimeException e) {
-            storage.close();
-            throw e;
-        }
+        return openWith(dataDir, settings, () -> AioContext.create(method, settings.aioConfig()));
     }
 
     /**
@@ -58,18 +53,7 @@ public final class BufferManagerCore implements BufferManager, AutoCloseable {
      * {@code named} lends its name to views meanwhile and is never asked to do I/O.
      */
     public static BufferManagerCore openUnbound(Path dataDir, BufMgrSettings settings, IoMethod named, String reason) {
-        StorageManager storage = new StorageManager(dataDir, settings.segmentBlocks(), settings.directIo());
-        AioContext aio = null;
-        try {
-            aio = AioContext.createUnbound(named, settings.aioConfig(), reason);
-            return new BufferManagerCore(storage, true, aio, new BufferPool(settings, storage, aio, new StatIo()));
-        } catch (RuntimeException e) {
-            if (aio != null) {
-                aio.close();
-            }
-            storage.close();
-            throw e;
-        }
+        return openWith(dataDir, settings, () -> AioContext.createUnbound(named, settings.aioConfig(), reason));
     }
 
     /**
@@ -77,12 +61,22 @@ public final class BufferManagerCore implements BufferManager, AutoCloseable {
      * same files, as the loader's tests compare sinks); {@link #close} leaves it open.
      */
     public static BufferManagerCore on(StorageManager storage, BufMgrSettings settings, IoMethod method) {
-        return assemble(storage, false, settings, method);
+        return assemble(storage, false, settings, () -> AioContext.create(method, settings.aioConfig()));
+    }
+
+    private static BufferManagerCore openWith(Path dataDir, BufMgrSettings settings, Supplier<AioContext> aio) {
+        StorageManager storage = new StorageManager(dataDir, settings.segmentBlocks(), settings.directIo());
+        try {
+            return assemble(storage, true, settings, aio);
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
     }
 
     private static BufferManagerCore assemble(StorageManager storage, boolean owns, BufMgrSettings settings,
-            IoMethod method) {
-        AioContext aio = AioContext.create(method, settings.aioConfig());
+            Supplier<AioContext> newAio) {
+        AioContext aio = newAio.get();
         try {
             return new BufferManagerCore(storage, owns, aio, new BufferPool(settings, storage, aio, new StatIo()));
         } catch (RuntimeException e) {

@@ -13,7 +13,6 @@ import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 
 /** A buffer pool over a temporary data directory, torn down after each test. */
@@ -23,20 +22,15 @@ abstract class PoolTestBase {
     Path dir;
 
     final List<AutoCloseable> closeLast = new ArrayList<>();
+    BufferManagerCore core;
     StorageManager smgr;
     AioContext aio;
     BufferPool pool;
 
     @AfterEach
     void tearDown() throws Exception {
-        if (pool != null) {
-            pool.close();
-        }
-        if (aio != null) {
-            aio.close();
-        }
-        if (smgr != null) {
-            smgr.close();
+        if (core != null) {
+            core.close();
         }
         for (AutoCloseable c : closeLast) {
             c.close();
@@ -44,9 +38,10 @@ abstract class PoolTestBase {
     }
 
     BufferPool pool(IoMethod method, BufMgrSettings settings) {
-        smgr = new StorageManager(dir, settings.segmentBlocks(), false);
-        aio = AioContext.create(method, settings.aioConfig());
-        pool = new BufferPool(settings, smgr, aio, new StatIo());
+        core = BufferManagerCore.open(dir, settings, method);
+        smgr = core.storage();
+        aio = core.aio();
+        pool = core.pool();
         return pool;
     }
 
@@ -69,19 +64,11 @@ abstract class PoolTestBase {
     }
 
     long totalReadBlocks() {
-        long bytes = 0;
-        for (StatIo.Row r : pool.stats().rows()) {
-            bytes += r.value(Column.READ_BYTES);
-        }
-        return bytes / TestPages.BLCKSZ;
+        return total(Column.READ_BYTES) / TestPages.BLCKSZ;
     }
 
     long total(Column c) {
-        long n = 0;
-        for (StatIo.Row r : pool.stats().rows()) {
-            n += r.value(c);
-        }
-        return n;
+        return pool.stats().total(c);
     }
 
     void scan(SmgrRelation rel, long relNumber, long first, long count) {

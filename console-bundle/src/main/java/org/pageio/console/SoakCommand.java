@@ -59,7 +59,7 @@ public final class SoakCommand {
             throw new IllegalArgumentException("--swap-every " + swapEvery + " is out of range: valid values are 10..3600000 (ms)");
         }
         List<IoMethod> available = new ArrayList<>();
-        for (IoMethod m : new TreeMap<>(byName()).values()) {
+        for (IoMethod m : byName().values()) {
             if (!m.name().equals("fault") && m.availability().available()) {
                 available.add(m);
             }

@@ -85,11 +85,7 @@ final class StatIoMBean implements StatIoMXBean {
     }
 
     private long total(Column c) {
-        long sum = 0;
-        for (StatIo.Row r : stats().rows()) {
-            sum += r.value(c);
-        }
-        return sum;
+        return stats().total(c);
     }
 
     @Override

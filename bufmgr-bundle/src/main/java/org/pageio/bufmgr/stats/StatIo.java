@@ -116,6 +116,15 @@ public final class StatIo {
         }
     }
 
+    /** Column {@code c} summed over every row (every kind, object and context). */
+    public long total(Column c) {
+        long sum = 0;
+        for (Row r : rows()) {
+            sum += r.value(c);
+        }
+        return sum;
+    }
+
     /** Rows with any non-zero counter, by kind, object, context. */
     public List<Row> rows() {
         List<Row> rows = new ArrayList<>();

@@ -151,8 +151,8 @@ public final class Soak {
             }
             core.stopBackgroundWriter();
             core.checkpoint();
-            reads = total(core, StatIo.Column.READS);
-            writes = total(core, StatIo.Column.WRITES);
+            reads = core.stats().total(StatIo.Column.READS);
+            writes = core.stats().total(StatIo.Column.WRITES);
         }
         verifyAfresh();
         for (FaultInjectingMethod f : faulty) {
@@ -327,13 +327,6 @@ public final class Soak {
         return n;
     }
 
-    private static long total(BufferManagerCore core, StatIo.Column c) {
-        long n = 0;
-        for (StatIo.Row r : core.stats().rows()) {
-            n += r.value(c);
-        }
-        return n;
-    }
 
     private static void sleep(long ms) {
         try {

@@ -57,11 +57,7 @@ public final class FaultRig implements AutoCloseable {
     }
 
     public long total(StatIo.Column c) {
-        long n = 0;
-        for (StatIo.Row r : pool.stats().rows()) {
-            n += r.value(c);
-        }
-        return n;
+        return pool.stats().total(c);
     }
 
     /** Asserts that no buffer is pinned, no session open and no handle in flight. */
