@@ -95,9 +95,9 @@ public class ExecutableJarIT {
         assertTrue(out, out.contains("FileChannel (baseline)"));
         assertTrue(out, out.contains("AsynchronousFileChannel (baseline)"));
         assertTrue("fio is installed here and must run: " + out, out.contains("fio seq direct (baseline)")
-                && out.contains("fio rand direct (baseline)"));
+                && out.contains("fio same reads (baseline)") && out.contains("fio rand depth 64 (baseline)"));
         assertTrue(out, out.contains("What it says:"));
-        assertTrue(out, out.contains("Bitmap heap scan, cold:"));
+        assertTrue(out, out.contains("Bitmap heap scan, cold, effective_io_concurrency=16:"));
         assertTrue(r.err(), r.err().contains("drill: round 1/1"));
         assertTrue(r.err(), r.err().contains("drill: built the index prefetch_test_val_idx")
                 || r.err().contains("drill: reusing table prefetch_test"));
@@ -108,7 +108,7 @@ public class ExecutableJarIT {
             String stem = names.get(0).replace(".json", "");
             assertEquals(List.of(stem + ".json", stem + ".md", stem + ".svg"), names);
             String json = Files.readString(results.resolve(stem + ".json"));
-            assertTrue(json, json.contains("\"id\": \"bitmap-cold\"") && json.contains("\"id\": \"index-cold\""));
+            assertTrue(json, json.contains("\"id\": \"bitmap-cold-eic16\"") && json.contains("\"id\": \"index-cold-eic16\""));
             String svg = Files.readString(results.resolve(stem + ".svg"));
             assertTrue(svg, svg.startsWith("<svg") && svg.contains("index scan of prefetch_test"));
         }

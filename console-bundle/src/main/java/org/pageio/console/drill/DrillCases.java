@@ -75,20 +75,21 @@ record DrillCases(List<DrillCase> cases, Map<DrillCase, Target> targets) {
             String pred = String.format(Locale.ROOT, "val BETWEEN %d AND %d: %,d rows (%.2f%%), %,d of %,d heap blocks (%.1f%%)",
                     Drill.KEY_LO, Drill.KEY_HI, fetches.length, 100.0 * fetches.length / p.rows(), distinct.length, p.blocks(),
                     100.0 * distinct.length / p.blocks());
-            int e = DrillOptions.DEFAULT_EIC_VALUE;
-            if (opts.runs("bitmap")) {
-                DrillCase c = new DrillCase("bitmap-cold", "bitmap heap scan of prefetch_test, cold, effective_io_concurrency=" + e
-                        + ": " + pred + ", read in block order", Scan.BITMAP, true, e, bytes);
+            Target bitmap = new Target(p.name(), p.relNumber(), p.rows(), heap, all, distinct, fetches.length);
+            Target index = new Target(p.name(), p.relNumber(), p.rows(), heap, all, fetches, fetches.length);
+            for (int e : opts.runs("bitmap") ? opts.eic() : List.<Integer>of()) {
+                DrillCase c = new DrillCase("bitmap-cold-eic" + e, "bitmap heap scan of prefetch_test, cold,"
+                        + " effective_io_concurrency=" + e + ": " + pred + ", read in block order", Scan.BITMAP, true, e, bytes);
                 cases.add(c);
-                targets.put(c, new Target(p.name(), p.relNumber(), p.rows(), heap, all, distinct, fetches.length));
+                targets.put(c, bitmap);
             }
-            if (opts.runs("index")) {
-                DrillCase c = new DrillCase("index-cold", "index scan of prefetch_test, cold, effective_io_concurrency=" + e
-                        + ": count(*), sum(length(payload)) WHERE " + pred + String.format(Locale.ROOT,
+            for (int e : opts.runs("index") ? opts.eic() : List.<Integer>of()) {
+                DrillCase c = new DrillCase("index-cold-eic" + e, "index scan of prefetch_test, cold, effective_io_concurrency="
+                        + e + ": count(*), sum(length(payload)) WHERE " + pred + String.format(Locale.ROOT,
                         "; %,d heap fetches in index order, %,d of them repeat a block", fetches.length,
                         fetches.length - distinct.length), Scan.INDEX, true, e, bytes);
                 cases.add(c);
-                targets.put(c, new Target(p.name(), p.relNumber(), p.rows(), heap, all, fetches, fetches.length));
+                targets.put(c, index);
             }
         }
         if (cases.isEmpty()) {

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.console.Json;
 import org.pageio.console.TextTable;
 import org.pageio.console.drill.DrillCase.Scan;
@@ -28,7 +29,7 @@ import org.pageio.console.drill.DrillResult.TableFigures;
 public final class DrillReport {
 
     static final String[] HEADER = {"method", "execution ms", "I/O wait ms", "min–max ms", "MB/s", "bytes/read", "shared hit",
-            "speed vs sync", "vs best Java", "vs best fio", "CPU ms", "dev kB/read", "dev depth", "runs counted"};
+            "speed vs sync", "vs best Java", "vs fio", "CPU ms", "CPU µs/block", "dev kB/read", "dev depth", "runs counted"};
 
 
     private final DrillResult r;
@@ -57,14 +58,15 @@ public final class DrillReport {
     private List<Object[]> rows(CaseResult c) {
         Series sync = c.series("sync");
         Series java = c.fastestBaseline();
-        Series fio = c.fastestFio();
+        Series fio = c.fioYardstick();
         long bytes = c.drillCase().bytes();
+        long blocks = Math.max(1, bytes / StorageManager.BLCKSZ);
         List<Object[]> out = new ArrayList<>();
         for (Series s : c.series()) {
             Stats st = s.stats();
             String name = s.baseline() ? s.name() + " (baseline)" : s.name();
             if (st == null) {
-                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
+                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
                 continue;
             }
             out.add(new Object[] {name, ms(st.medianNanos()), st.medianWaitNanos() < 0 ? "–" : ms(st.medianWaitNanos()),
@@ -72,6 +74,7 @@ public final class DrillReport {
                     String.format(Locale.ROOT, "%.0f", st.bytesPerRead()), s.baseline() ? "–" : String.valueOf(st.medianHits()),
                     s.baseline() ? "–" : x(speed(s, sync)), s == java || java == null ? "–" : x(speed(s, java)),
                     s == fio || fio == null ? "–" : x(speed(s, fio)), st.medianCpuNanos() < 0 ? "–" : ms(st.medianCpuNanos()),
+                    st.medianCpuNanos() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", st.medianCpuNanos() / 1e3 / blocks),
                     st.devBytesPerRead() < 0 ? "–" : String.format(Locale.ROOT, "%.0f", st.devBytesPerRead() / 1024),
                     st.devDepth() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", st.devDepth()), st.counted() + "/" + st.runs()});
         }
@@ -96,7 +99,7 @@ public final class DrillReport {
         StringBuilder b = new StringBuilder(heading()).append("\n");
         for (CaseResult c : r.cases()) {
             b.append('\n').append(c.drillCase().title()).append('\n');
-            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
             for (Object[] row : rows(c)) {
                 t.row(row);
             }
@@ -127,8 +130,11 @@ public final class DrillReport {
         b.append("Baselines on the same files and blocks: FileChannel = one positional read at a time (").append(r.readSize() / 1024)
                 .append(" kB for a sequential scan, 8 kB per heap fetch otherwise, in the scan's order); AsynchronousFileChannel ="
                         + " the same reads with effective_io_concurrency of them in flight; fio = sequential 128 KiB at depth ="
-                        + " effective_io_concurrency (buffered and O_DIRECT) over t's segment files, in every cold count(*) case; random 8 KiB at depth 64 (O_DIRECT) over prefetch_test's,"
-                        + " as many bytes as the scan's distinct blocks. ")
+                        + " effective_io_concurrency (buffered and O_DIRECT) over t's segment files, in every cold count(*) case; for the bitmap and"
+                        + " index scans, fio same reads = the scan's 8 KiB reads replayed from an iolog (each distinct block once, in the"
+                        + " scan's order) at depth = effective_io_concurrency, O_DIRECT, and fio rand depth 64 = random 8 KiB reads of as"
+                        + " many bytes at depth 64, O_DIRECT (the device's ceiling). vs fio = against fio same reads for a random scan,"
+                        + " against the faster sequential fio job for count(*). CPU µs/block = CPU ms per 8 kB block the case reads. ")
                 .append(r.fio()).append('.');
         for (Map.Entry<String, String> e : r.unavailable().entrySet()) {
             b.append("\nio_method=").append(e.getKey()).append(" is not available here: ").append(e.getValue());
@@ -287,20 +293,20 @@ public final class DrillReport {
             }
             Series best = c.fastestMethod();
             Series sync = c.series("sync");
-            String what = c.drillCase().scan() == Scan.BITMAP ? "Bitmap heap scan" : "Index scan";
+            String what = (c.drillCase().scan() == Scan.BITMAP ? "Bitmap heap scan" : "Index scan") + ", cold, effective_io_concurrency="
+                    + c.drillCase().eic();
             if (best == null) {
-                out.add(what + ", cold: no run counted.");
+                out.add(what + ": no run counted.");
                 continue;
             }
-            StringBuilder s = new StringBuilder(what + ", cold: " + compare(c));
+            StringBuilder s = new StringBuilder(what + ": " + compare(c));
             if (sync != null && best != sync && sync.stats() != null) {
                 double v = speed(best, sync);
                 s.append(String.format(Locale.ROOT, "; the fastest, %s, is %.2f× as fast as sync", best.name(), v));
             }
-            Series fio = c.fastestFio();
-            if (fio != null) {
-                s.append(String.format(Locale.ROOT, "; fio's random 8 KiB reads at depth 64 of as many bytes took %s ms (%s reaches"
-                        + " %.0f%% of fio's speed)", ms(fio.stats().medianNanos()), best.name(), 100 * speed(best, fio)));
+            String yard = againstFio(c, best);
+            if (yard != null) {
+                s.append("; ").append(yard);
             }
             if (c.drillCase().scan() == Scan.INDEX && best.stats().medianHits() > 0) {
                 s.append(String.format(Locale.ROOT, "; of its %,d heap fetches, %,d found their block in shared buffers (shared hit)"
@@ -434,6 +440,37 @@ public final class DrillReport {
         return b.append('.').toString();
     }
 
+    /**
+     * A random scan's fastest method against fio replaying the same reads at the same depth and
+     * against the depth-64 ceiling: speed, device depth and CPU per block; null without fio.
+     */
+    private static String againstFio(CaseResult c, Series best) {
+        Series same = c.fioYardstick();
+        Series ceiling = c.fioCeiling();
+        if (same == null && ceiling == null) {
+            return null;
+        }
+        long blocks = Math.max(1, c.drillCase().bytes() / StorageManager.BLCKSZ);
+        StringBuilder b = new StringBuilder();
+        if (same != null) {
+            b.append(String.format(Locale.ROOT, "fio replaying the same reads at depth %d took %s ms, so %s reaches %.2f× fio",
+                    Math.max(1, c.drillCase().eic()), ms(same.stats().medianNanos()), best.name(), speed(best, same)));
+            Stats m = best.stats();
+            Stats f = same.stats();
+            if (m.devDepth() >= 0 && f.devDepth() >= 0) {
+                b.append(String.format(Locale.ROOT, " (device depth %.1f against fio's %.1f", m.devDepth(), f.devDepth()));
+                b.append(m.medianCpuNanos() >= 0 && f.medianCpuNanos() >= 0 ? String.format(Locale.ROOT,
+                        "; CPU %.1f µs per block against fio's %.1f)", m.medianCpuNanos() / 1e3 / blocks, f.medianCpuNanos() / 1e3 / blocks)
+                        : ")");
+            }
+        }
+        if (ceiling != null) {
+            b.append(b.isEmpty() ? "" : "; ").append(String.format(Locale.ROOT, "fio's random 8 KiB reads at depth 64 of as many bytes"
+                    + " (the device's ceiling) took %s ms, %.2f× of it", ms(ceiling.stats().medianNanos()), speed(best, ceiling)));
+        }
+        return b.toString();
+    }
+
     /** The index case's heap fetches: what the Java baselines read (one 8 kB read per fetch). */
     private static long fetchesOf(CaseResult c) {
         Series fc = c.series(Drill.FILE_CHANNEL);
@@ -561,7 +598,9 @@ public final class DrillReport {
         for (CaseResult c : r.cases()) {
             Series sync = c.series("sync");
             Series java = c.fastestBaseline();
-            Series fio = c.fastestFio();
+            Series fio = c.fioYardstick();
+            Series ceiling = c.fioCeiling();
+            long blocks = Math.max(1, c.drillCase().bytes() / StorageManager.BLCKSZ);
             g.writeStartObject();
             g.writeStringField("id", c.drillCase().id());
             g.writeStringField("title", c.drillCase().title());
@@ -589,8 +628,12 @@ public final class DrillReport {
                     g.writeNumberField("shared_hit_median", st.medianHits());
                     numberOrNull(g, "speed_vs_sync", s.baseline() ? Double.NaN : speed(s, sync));
                     numberOrNull(g, "speed_vs_best_java", speed(s, java));
-                    numberOrNull(g, "speed_vs_best_fio", speed(s, fio));
+                    numberOrNull(g, "speed_vs_fio", speed(s, fio));
+                    if (ceiling != null) {
+                        numberOrNull(g, "speed_vs_fio_ceiling", speed(s, ceiling));
+                    }
                     numberOrNull(g, "cpu_median_ms", st.medianCpuNanos() < 0 ? Double.NaN : st.medianCpuNanos() / 1e6);
+                    numberOrNull(g, "cpu_us_per_block", st.medianCpuNanos() < 0 ? Double.NaN : st.medianCpuNanos() / 1e3 / blocks);
                     numberOrNull(g, "device_bytes_per_read", st.devBytesPerRead() < 0 ? Double.NaN : st.devBytesPerRead());
                     numberOrNull(g, "device_reads_in_flight", st.devDepth() < 0 ? Double.NaN : st.devDepth());
                 }

@@ -81,6 +81,25 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             return best;
         }
 
+        /**
+         * The fio run a method is held against: for a bitmap or index scan, fio replaying the same
+         * reads at the same depth; for a sequential scan, the faster of fio's sequential jobs at the
+         * same depth. Null when fio did not run (or no run of it counted).
+         */
+        public Series fioYardstick() {
+            if (drillCase.scan() != DrillCase.Scan.SEQ) {
+                Series same = series(FioBaseline.Job.SAME_READS.series);
+                return same == null || same.stats() == null ? null : same;
+            }
+            return fastestFio();
+        }
+
+        /** fio's random reads at depth 64 of as many bytes (a bitmap or index scan's case only), or null. */
+        public Series fioCeiling() {
+            Series c = series(FioBaseline.Job.RAND_CEILING.series);
+            return c == null || c.stats() == null ? null : c;
+        }
+
         /** The method (not a baseline) with the lowest median, or null. */
         public Series fastestMethod() {
             Series best = null;

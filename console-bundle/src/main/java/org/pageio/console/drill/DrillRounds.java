@@ -3,6 +3,8 @@ package org.pageio.console.drill;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +43,8 @@ final class DrillRounds implements AutoCloseable {
     private String fioFailure;
     /** Per runner, for the whole run; closed at its end. */
     private final Map<String, DrillPools.Rig> rigs = new LinkedHashMap<>();
+    /** fio's iolog of each random scan's reads, written at its first replay; deleted at the end. */
+    private final Map<Target, Path> iologs = new LinkedHashMap<>();
 
     /**
      * @param methods  the methods to run, in report order
@@ -85,8 +89,9 @@ final class DrillRounds implements AutoCloseable {
                 if (c.scan() == Scan.SEQ) { // at every eic, depth = eic
                     r.add(FioBaseline.Job.SEQ_BUFFERED.series);
                     r.add(FioBaseline.Job.SEQ_DIRECT.series);
-                } else {
-                    r.add(FioBaseline.Job.RAND_DIRECT.series);
+                } else { // the scan's own reads at its depth, and the device's ceiling
+                    r.add(FioBaseline.Job.SAME_READS.series);
+                    r.add(FioBaseline.Job.RAND_CEILING.series);
                 }
             }
             runners.put(c, r);
@@ -242,7 +247,8 @@ final class DrillRounds implements AutoCloseable {
         String note = ColdCache.verdict(c, res, t.coldFiles());
         try {
             RunProbe.Snapshot before = probe.now();
-            FioBaseline.Result r = FioBaseline.run(fio, job, job.depth(c.eic()), t.heapFiles(), job.rw.equals("randread") ? c.bytes() : 0);
+            FioBaseline.Result r = job == FioBaseline.Job.SAME_READS ? FioBaseline.replay(fio, job.depth(c.eic()), iolog(t))
+                    : FioBaseline.run(fio, job, job.depth(c.eic()), t.heapFiles(), job.rw.equals("randread") ? c.bytes() : 0);
             RunProbe.Snapshot after = probe.now();
             return new Sample(round, r.runtimeNanos(), -1, r.ios(), r.ioBytes(), 0, res.residentPages(), res.totalPages(), note == null,
                     note).probed(before, after, r.cpuNanos());
@@ -256,11 +262,33 @@ final class DrillRounds implements AutoCloseable {
         }
     }
 
+    /**
+     * The iolog of {@code t}'s reads: its blocks where each first appears (a repeat is a shared hit),
+     * in the scan's order, written to a temporary file at the first call.
+     */
+    private Path iolog(Target t) throws IOException {
+        Path log = iologs.get(t);
+        if (log == null) {
+            log = Files.createTempFile("pageio-drill-", ".iolog");
+            iologs.put(t, log);
+            FioBaseline.writeIolog(log, t.heapFiles(), opts.segmentBlocks(), DrillTables.firstOccurrences(t.blocks()));
+        }
+        return log;
+    }
+
     @Override
     public void close() {
         for (DrillPools.Rig r : rigs.values()) {
             r.close();
         }
         rigs.clear();
+        for (Path log : iologs.values()) {
+            try {
+                Files.deleteIfExists(log);
+            } catch (IOException e) {
+                // a temporary file left behind
+            }
+        }
+        iologs.clear();
     }
 }

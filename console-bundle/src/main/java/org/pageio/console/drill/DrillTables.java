@@ -79,6 +79,19 @@ final class DrillTables {
         return Arrays.copyOf(b, n);
     }
 
+    /** Each block of {@code blocks} once, where it first appears: what a scan reads from storage when repeats hit shared buffers. */
+    static long[] firstOccurrences(long[] blocks) {
+        java.util.HashSet<Long> seen = new java.util.HashSet<>(blocks.length * 2);
+        long[] b = new long[blocks.length];
+        int n = 0;
+        for (long x : blocks) {
+            if (seen.add(x)) {
+                b[n++] = x;
+            }
+        }
+        return Arrays.copyOf(b, n);
+    }
+
     static List<Path> heapFiles(StorageManager smgr, TableInfo t) {
         return smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber())).segmentPaths(t.blocks());
     }

@@ -3,6 +3,7 @@ package org.pageio.console.drill;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,11 +13,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * fio as a baseline on the drill's own segment files: sequential 128 KiB reads,
- * buffered and direct, at the depth of the case's {@code effective_io_concurrency} (so each eic case
- * has its own fio figure), and random 8 KiB reads at depth 64, direct, all with fio's
- * {@code io_uring} engine and {@code --readonly}. The time is fio's own {@code read.runtime}
- * (start-up excluded). Stateless; any thread.
+ * fio as a baseline on the drill's own segment files, all with fio's {@code io_uring} engine and
+ * {@code --readonly}: sequential 128 KiB reads, buffered and direct, at the depth of the case's
+ * {@code effective_io_concurrency} (so each eic case has its own fio figure); for the bitmap and
+ * index scans, the scan's own 8 KiB reads replayed from an iolog (the same blocks in the same order,
+ * direct) at the same depth, and random 8 KiB reads at depth 64, direct, of as many bytes: the
+ * device's ceiling. The time is fio's own {@code read.runtime} (start-up excluded). Stateless; any thread.
  */
 final class FioBaseline {
 
@@ -24,7 +26,10 @@ final class FioBaseline {
     enum Job {
         SEQ_BUFFERED("fio seq buffered", "read", 128, 0, false),
         SEQ_DIRECT("fio seq direct", "read", 128, 0, true),
-        RAND_DIRECT("fio rand direct", "randread", 8, 64, true);
+        /** The scan's reads replayed ({@code --read_iolog}) at the scan's depth: the fair yardstick of a random scan. */
+        SAME_READS("fio same reads", "replay", 8, 0, true),
+        /** Random reads of as many bytes at depth 64: what the device gives at a full queue. */
+        RAND_CEILING("fio rand depth 64", "randread", 8, 64, true);
 
         final String series;
         final String rw;
@@ -47,6 +52,10 @@ final class FioBaseline {
         }
 
         String description(int eic) {
+            if (this == SAME_READS) {
+                return String.format(Locale.ROOT, "fio replaying the scan's %d KiB reads in its order (iolog) at depth %d, O_DIRECT,"
+                        + " io_uring engine", kib, depth(eic));
+            }
             return String.format(Locale.ROOT, "fio %s, %d KiB at depth %d, %s, io_uring engine", rw, kib, depth(eic),
                     direct ? "O_DIRECT" : "buffered");
         }
@@ -104,6 +113,39 @@ final class FioBaseline {
                 : "fio is installed (" + p + ") but was switched off for this run (--no-fio)";
     }
 
+    /**
+     * Writes fio's version 2 iolog of 8 KiB reads of {@code blocks} (in that order) of the relation
+     * whose segment files are {@code files}, {@code segmentBlocks} blocks each, to {@code log}.
+     */
+    static void writeIolog(Path log, List<Path> files, long segmentBlocks, long[] blocks) throws IOException {
+        int bs = Job.SAME_READS.kib * 1024;
+        try (var w = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
+            w.write("fio version 2 iolog\n");
+            for (Path f : files) {
+                w.write(f.toAbsolutePath() + " add\n");
+            }
+            for (Path f : files) {
+                w.write(f.toAbsolutePath() + " open\n");
+            }
+            for (long b : blocks) {
+                int seg = (int) (b / segmentBlocks);
+                if (seg >= files.size()) {
+                    throw new IOException("block " + b + " lies beyond the " + files.size() + " segment file(s) of the iolog");
+                }
+                w.write(files.get(seg).toAbsolutePath() + " read " + (b % segmentBlocks) * bs + " " + bs + "\n");
+            }
+            for (Path f : files) {
+                w.write(f.toAbsolutePath() + " close\n");
+            }
+        }
+    }
+
+    /** The command line of {@link Job#SAME_READS} replaying {@code iolog} at {@code depth}. */
+    static List<String> replayCommand(String fio, int depth, Path iolog) {
+        return List.of(fio, "--name=pageio-drill", "--read_iolog=" + iolog.toAbsolutePath(), "--readonly",
+                "--iodepth=" + depth, "--direct=1", "--ioengine=io_uring", "--output-format=json");
+    }
+
     /** The command line of one job at {@code depth} over {@code files}; {@code ioBytes} 0 = the whole files once. */
     static List<String> command(String fio, Job job, int depth, List<Path> files, long ioBytes) {
         StringBuilder names = new StringBuilder();
@@ -126,8 +168,19 @@ final class FioBaseline {
      * Runs one job; fails with one line naming the job, the exit code and fio's first error line.
      */
     static Result run(String fio, Job job, int depth, List<Path> files, long ioBytes) throws IOException {
-        Process p = new ProcessBuilder(command(fio, job, depth, files, ioBytes)).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .start();
+        return run(job, command(fio, job, depth, files, ioBytes));
+    }
+
+    /** Runs {@link Job#SAME_READS} over {@code iolog} at {@code depth}; fails as {@link #run(String, Job, int, List, long)}. */
+    static Result replay(String fio, int depth, Path iolog) throws IOException {
+        Result r = run(Job.SAME_READS, replayCommand(fio, depth, iolog));
+        // fio 3.33's replay leaves the last depth - 1 reads out of read.io_bytes (not out of total_ios):
+        // every replayed read is one block
+        return new Result(r.runtimeNanos(), r.ios() * Job.SAME_READS.kib * 1024L, r.ios(), r.cpuNanos());
+    }
+
+    private static Result run(Job job, List<String> command) throws IOException {
+        Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         byte[] err;
         String out = "";
         try {

@@ -83,7 +83,8 @@ class DrillTest {
         DrillResult.TableFigures pf = r.table("prefetch_test");
         assertEquals(426, pf.blocks()); // 20,000 rows at 47 a page
         assertTrue(pf.indexBlocks() > 1, "index blocks " + pf.indexBlocks());
-        assertEquals(List.of("seq-cold-eic1", "seq-cold-eic16", "seq-warm", "bitmap-cold", "index-cold"),
+        assertEquals(List.of("seq-cold-eic1", "seq-cold-eic16", "seq-warm", "bitmap-cold-eic1", "bitmap-cold-eic16", "index-cold-eic1",
+                "index-cold-eic16"),
                 r.cases().stream().map(c -> c.drillCase().id()).toList());
 
         // the generator's answer for val BETWEEN 20000 AND 20172, independent of the pages
@@ -109,8 +110,15 @@ class DrillTest {
                 }
                 assertEquals(tBytes, dc.bytes());
             } else if (dc.scan() != DrillCase.Scan.SEQ) {
-                assertEquals(List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL, "fio rand direct"), names);
+                // fio replays the scan's own reads at the scan's depth, and reads as many bytes at depth 64
+                assertEquals(List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL, "fio same reads", "fio rand depth 64"), names);
                 assertEquals(distinct.length * 8192L, dc.bytes());
+                String d = c.series("fio same reads").description();
+                assertTrue(d.contains("at depth " + dc.eic() + ","), d);
+                for (Sample x : c.series("fio same reads").samples()) {
+                    assertEquals(distinct.length, x.reads(), dc.id() + ": fio replays each distinct block once");
+                }
+                assertTrue(c.fioYardstick() == c.series("fio same reads") && c.fioCeiling() == c.series("fio rand depth 64"));
             } else {
                 assertEquals(List.of("sync", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL), names);
                 assertEquals(tBytes, dc.bytes());
@@ -172,18 +180,21 @@ class DrillTest {
         assertTrue(text.contains("What it says:"), text);
         assertTrue(text.contains("reaches") && text.contains("of fio's best sequential read on this disk"), text);
         assertFalse(text.toLowerCase(java.util.Locale.ROOT).contains("target"), "the reading grades against the device, not targets: " + text);
-        // only sync runs here: it is the fastest method on all four cold cases, and the reading says to choose it
-        assertTrue(text.contains("For this storage, choose io_method=sync: it was the fastest method on 4 of the 4 cold cases"), text);
+        // only sync runs here: it is the fastest method on all six cold cases, and the reading says to choose it
+        assertTrue(text.contains("For this storage, choose io_method=sync: it was the fastest method on 6 of the 6 cold cases"), text);
         assertEquals(report.choice(), report.reading().stream().filter(l -> l.startsWith("For this storage")).findFirst().orElse(null));
         assertTrue(text.contains("Against fio at the same depth") && text.contains("eic=1: sync") && text.contains("eic=16: sync"), text);
         assertTrue(text.contains("emptied between runs"), text);
         assertTrue(text.contains("Where the time goes, cold count(*) at effective_io_concurrency=16") && text.contains("µs CPU"), text);
         assertTrue(text.contains("CPU ms") && text.contains("dev depth"), text);
-        assertTrue(text.contains("Bitmap heap scan, cold:"), text);
+        assertTrue(text.contains("Bitmap heap scan, cold, effective_io_concurrency=16: sync"), text);
+        assertTrue(text.contains("fio replaying the same reads at depth 16 took") && text.contains("(the device's ceiling)"), text);
+        assertTrue(text.contains("CPU µs/block"), text);
         Path json = report.write(r.options().resultsDir());
         String js = Files.readString(json);
         assertTrue(js.contains("\"id\": \"seq-cold-eic16\""), js);
-        assertTrue(js.contains("\"id\": \"bitmap-cold\""), js);
+        assertTrue(js.contains("\"id\": \"bitmap-cold-eic16\"") && js.contains("\"speed_vs_fio_ceiling\": "), js);
+        assertTrue(js.contains("\"cpu_us_per_block\": "), js);
         assertTrue(js.contains("\"speed_vs_sync\": 1.000"), js);
         String stem = json.getFileName().toString().replace(".json", "");
         assertTrue(Files.exists(json.resolveSibling(stem + ".md")));
@@ -199,7 +210,7 @@ class DrillTest {
         assertTrue(r2.reused(), again.toString());
         assertTrue(again.get(0).startsWith("drill: reusing table t"), again.toString());
         assertTrue(again.get(1).startsWith("drill: reusing table prefetch_test"), again.toString());
-        assertEquals(List.of("seq-cold-eic16", "bitmap-cold"), r2.cases().stream().map(c -> c.drillCase().id()).toList());
+        assertEquals(List.of("seq-cold-eic16", "bitmap-cold-eic16"), r2.cases().stream().map(c -> c.drillCase().id()).toList());
         assertTrue(r2.cases().get(0).series().stream().noneMatch(DrillResult.Series::fio));
         assertTrue(r2.fio().contains("switched off"), r2.fio());
     }
@@ -267,7 +278,8 @@ class DrillTest {
                 if (!name.startsWith("fio")) {
                     assertTrue(r.samples("seq-warm", name).get(0).counted());
                     // prefetch_test's files are not mapped: its cold cases still count
-                    assertTrue(r.samples("bitmap-cold", name).get(0).counted(), r.samples("bitmap-cold", name).get(0).note());
+                    assertTrue(r.samples("bitmap-cold-eic16", name).get(0).counted(),
+                            r.samples("bitmap-cold-eic16", name).get(0).note());
                 }
             }
             String text = new DrillReport(r).text();
