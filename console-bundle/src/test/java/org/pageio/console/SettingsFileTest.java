@@ -21,7 +21,7 @@ class SettingsFileTest {
 
     private static TextTable table() {
         TextTable t = new TextTable(SettingsCommands.HEADER);
-        t.row("shared_buffers", "16384", "8kB", "default", "postmaster", "restart", ">= 16 (8kB)");
+        t.row("shared_buffers", "16384", "8kB", "default", "postmaster", "restart", "16..134217728 (8kB)");
         t.row("effective_io_concurrency", "16", "", "default", "user", "restart", "0..1000");
         t.row("io_max_workers", "8", "", "default", "sighup", "live", "1..32");
         return t;
@@ -33,7 +33,7 @@ class SettingsFileTest {
         SettingsFile.writeTemplate(file, table());
         List<String> lines = Files.readAllLines(file);
         assertTrue(lines.get(0).startsWith("# pageio settings (like postgresql.conf)"), lines.get(0));
-        assertTrue(lines.contains("#shared_buffers = 16384" + " ".repeat(40 - 23) + "# >= 16 (8kB); restarts the buffer manager"),
+        assertTrue(lines.contains("#shared_buffers = 16384" + " ".repeat(40 - 23) + "# 16..134217728 (8kB); restarts the buffer manager"),
                 String.join("\n", lines));
         assertTrue(lines.contains("#io_max_workers = 8" + " ".repeat(40 - 19) + "# 1..32; applies live"), String.join("\n", lines));
         assertFalse(Files.exists(file.resolveSibling("." + SettingsFile.FILE_NAME + ".tmp")));
