@@ -83,4 +83,15 @@ class SettingsFileTest {
         b.put("effective_io_concurrency", 33);
         assertFalse(SettingsCommands.sameSettings(a, b));
     }
+
+    @Test
+    void aRefusalWhoseMemoryFiguresChangedIsStillTheSameRefusal() {
+        String a = "shared_buffers = 134217728 (1 TB) needs more memory than this machine can give now: at most 22.1 GB"
+                + " (MemAvailable 22.1 GB; vm.overcommit_memory = 0); lower shared_buffers, e.g. pageio:set shared_buffers 5GB";
+        String b = "shared_buffers = 134217728 (1 TB) needs more memory than this machine can give now: at most 21 GB"
+                + " (MemAvailable 20.9 GB + 128 MB of the pool in use; vm.overcommit_memory = 0); lower shared_buffers, e.g."
+                + " pageio:set shared_buffers 5GB";
+        assertEquals(SettingsFile.printedKey(a), SettingsFile.printedKey(b));
+        assertFalse(SettingsFile.printedKey(a).equals(SettingsFile.printedKey(a.replace("134217728", "13107200"))));
+    }
 }
