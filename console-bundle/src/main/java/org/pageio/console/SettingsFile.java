@@ -199,7 +199,7 @@ public final class SettingsFile {
         if (value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
             throw new IllegalArgumentException("a value cannot span lines");
         }
-        Files.createDirectories(file.getParent());
+        DataDirectory.createPrivate(file.getParent());
         List<String> lines = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : new ArrayList<>();
         String line = name + " = " + value.replace("\\", "\\\\");
         String note = "# " + who + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS);
@@ -273,7 +273,7 @@ public final class SettingsFile {
                             : "restarts the buffer manager")
                     .append('\n');
         }
-        Files.createDirectories(file.getParent());
+        DataDirectory.createPrivate(file.getParent());
         Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
         Files.writeString(tmp, sb, StandardCharsets.UTF_8);
         try {

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.pageio.console.DataDirectory;
 import org.pageio.console.Json;
 import org.pageio.console.TextTable;
 import org.pageio.console.drill.DrillCase.Scan;
@@ -640,7 +641,7 @@ public final class DrillReport {
      * the newest JSON finds its Markdown and chart next to it); returns the JSON file.
      */
     public Path write(Path dir) throws IOException {
-        Files.createDirectories(dir);
+        DataDirectory.createPrivate(dir);
         String stamp = stamp();
         Path json = dir.resolve(stamp + DrillResults.JSON);
         writeAtomically(dir.resolve(stamp + DrillResults.MARKDOWN), markdown());
