@@ -7,7 +7,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * The buffer manager's settings, with PostgreSQL's names, defaults and ranges. Immutable; any
  * thread. Sizes are in blocks of 8 KiB ({@code shared_buffers} 16384 = 128 MB).
  *
- * @param sharedBuffers            {@code shared_buffers}, 16..(2^30/8k) blocks; default 16384 (128 MB)
+ * @param sharedBuffers            {@code shared_buffers}, 16..2^27 blocks (1 TB); default 16384 (128 MB)
  * @param maxSessions              session slots (PostgreSQL's process slots), 1..4096; default 64
  * @param ioMaxConcurrency         {@code io_max_concurrency}, -1 (auto) or 1..1024
  * @param ioMaxCombineLimit        {@code io_max_combine_limit}, 1..128 blocks; default 16 (128 kB)

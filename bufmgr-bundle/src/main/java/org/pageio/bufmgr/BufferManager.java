@@ -12,6 +12,11 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * swapped live (hot swap): I/O in flight drains, the pool and its cached pages stay, sessions go on
  * with the new method. When another setting changes, the service is unregistered and registered
  * anew: a user that keeps a reference across that sees a closed pool.
+ *
+ * <p>When its start was refused ({@code shared_buffers} this machine cannot map, a data directory
+ * others can write), the service is registered without a pool: {@link #pool()} and
+ * {@link #storage()} throw an {@link IllegalStateException} whose one-line message says why and
+ * what to do, and {@link #methodStatus()} gives the same reason as {@code waiting}.
  */
 @ProviderType
 public interface BufferManager {

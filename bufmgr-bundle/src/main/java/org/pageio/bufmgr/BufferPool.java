@@ -119,13 +119,19 @@ public final class BufferPool implements AutoCloseable {
         this.aio = aio;
         this.stats = stats;
         this.nbuffers = settings.sharedBuffers();
+        // The pages are faulted in at once: a pool larger than the memory the kernel can give now
+        // would fail in mmap or madvise, or worse, wake the OOM killer; refuse it before mapping.
+        SharedMemory.Limit limit = SharedMemory.limit(0);
+        String refusal = SharedMemory.refusal(nbuffers, limit);
+        if (refusal != null) {
+            throw new IllegalStateException("could not map anonymous shared memory: ENOMEM (refused before mmap): " + refusal);
+        }
         this.arena = Arena.ofShared();
         try {
             this.memory = PoolMemory.map((long) nbuffers * BLCKSZ, settings.hugePages(), arena);
         } catch (PosixException e) {
             arena.close();
-            throw new IllegalStateException("shared_buffers = " + nbuffers + " (" + PoolMemory.size((long) nbuffers * BLCKSZ)
-                    + "): " + e.getMessage(), e);
+            throw new IllegalStateException(mapFailure(nbuffers, e, SharedMemory.limit(0)));
         } catch (RuntimeException e) {
             arena.close();
             throw e;
@@ -152,6 +158,20 @@ public final class BufferPool implements AutoCloseable {
             // before any session of this pool opens its method state (io_uring: its ring)
             aio.registerBuffers(pages);
         }
+        SharedMemory.mapped(pages.byteSize());
+    }
+
+    /**
+     * The one line for a pool whose mapping failed: PostgreSQL's "could not map anonymous shared
+     * memory", the size, the call and errno, what the machine can give and how to lower
+     * {@code shared_buffers}.
+     */
+    static String mapFailure(int nbuffers, PosixException e, SharedMemory.Limit limit) {
+        return "could not map anonymous shared memory: shared_buffers = " + nbuffers + " ("
+                + SharedMemory.size((long) nbuffers * BLCKSZ) + "): " + e.getMessage()
+                + (limit.bytes() == Long.MAX_VALUE ? "" : "; this machine can give at most " + SharedMemory.size(limit.bytes())
+                        + " now (" + limit.basis() + ")")
+                + "; " + SharedMemory.fix(limit);
     }
 
     /**
@@ -552,6 +572,7 @@ public final class BufferPool implements AutoCloseable {
         if (closed.compareAndSet(false, true)) {
             aio.unregisterBuffers(pages); // before the memory goes: rings stop using it
             arena.close();
+            SharedMemory.mapped(-pages.byteSize());
         }
     }
 }

@@ -4,12 +4,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 
 import org.osgi.framework.BundleContext;
 
 /**
  * The pageio data directory: framework or system property {@code pageio.data} (default
- * {@code ./data}), resolved to an absolute path and created when missing.
+ * {@code ./data}), resolved to an absolute path and created when missing. Every directory pageio
+ * creates in it (and the data directory itself) is private: {@code rwx------} (0700), as
+ * PostgreSQL's; the buffer manager refuses a data directory that group or others can write.
  */
 public final class DataDirectory {
 
@@ -18,7 +24,15 @@ public final class DataDirectory {
     /** Used when {@link #PROPERTY} is not set: relative to the working directory. */
     public static final String DEFAULT = "./data";
 
+    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
     private DataDirectory() {
+    }
+
+    /** {@link Files#createDirectories}, each directory created {@code rwx------}; returns {@code dir}. */
+    public static Path createPrivate(Path dir) throws IOException {
+        return Files.createDirectories(dir, PRIVATE);
     }
 
     /** Resolves and creates the data directory that {@code context}'s properties name. */
@@ -31,7 +45,7 @@ public final class DataDirectory {
         String v = value == null || value.isBlank() ? DEFAULT : value.trim();
         Path dir = Path.of(v).toAbsolutePath().normalize();
         try {
-            Files.createDirectories(dir);
+            createPrivate(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the pageio data directory " + dir + " ("
                     + PROPERTY + "=" + v + "): " + e, e);

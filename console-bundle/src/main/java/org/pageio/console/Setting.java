@@ -1,5 +1,6 @@
 package org.pageio.console;
 
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
@@ -116,17 +117,20 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             case ENUM, METHOD -> options.isEmpty() ? "(none registered)" : String.join(", ", options);
             case STRING -> "";
             case INTEGER, REAL -> {
+                // an INTEGER is stored as an int: where Metatype names no bound, the type's is the bound
+                Long lo = kind == Kind.INTEGER && min == null ? Long.valueOf(Integer.MIN_VALUE) : min;
+                Long hi = kind == Kind.INTEGER && max == null ? Long.valueOf(Integer.MAX_VALUE) : max;
                 String r;
-                if (min != null && max != null) {
-                    r = excludeZero && min < 0 && max > 0
-                            ? (min == -1 ? "-1" : min + "..-1") + ", 1.." + max
-                            : min + ".." + max;
-                } else if (min != null) {
-                    r = ">= " + min;
-                } else if (max != null) {
-                    r = "<= " + max;
+                if (lo != null && hi != null) {
+                    r = excludeZero && lo < 0 && hi > 0
+                            ? (lo == -1 ? "-1" : lo + "..-1") + ", 1.." + hi
+                            : lo + ".." + hi;
+                } else if (lo != null) {
+                    r = ">= " + lo;
+                } else if (hi != null) {
+                    r = "<= " + hi;
                 } else {
-                    r = "any integer";
+                    r = "any number";
                 }
                 yield unit == Unit.NONE ? r : r + " (" + unit.label + ")";
             }
@@ -199,12 +203,19 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
                 yield d;
             }
             case INTEGER -> {
-                long n = parseInteger(v, text);
-                boolean inRange = (min == null || n >= min) && (max == null || n <= max) && !(excludeZero && n == 0)
-                        && n >= Integer.MIN_VALUE && n <= Integer.MAX_VALUE;
+                long n = parseInteger(v, text); // a long: a value beyond the int type is refused with its own value
+                long lo = min != null ? min : Integer.MIN_VALUE;
+                long hi = max != null ? max : Integer.MAX_VALUE;
+                boolean inRange = n >= lo && n <= hi && !(excludeZero && n == 0);
                 if (!inRange || (extraValid != null && !extraValid.test(String.valueOf(n)))) {
-                    String shown = unit == Unit.NONE || String.valueOf(n).equals(v) ? v : v + " (" + n + " " + unit.label + ")";
-                    throw new IllegalArgumentException(name + " = " + shown + " is outside the valid range " + range());
+                    String shown;
+                    if (unit == Unit.BLOCKS) {
+                        shown = String.valueOf(n).equals(v) ? v + " (× 8kB = " + bytes(n) + ")" : v + " (" + n + " × 8kB)";
+                    } else {
+                        shown = unit == Unit.NONE || String.valueOf(n).equals(v) ? v : v + " (" + n + " " + unit.label + ")";
+                    }
+                    throw new IllegalArgumentException(name + " = " + shown + " is outside the valid range " + range()
+                            + (unit == Unit.BLOCKS ? ", that is " + bytes(lo) + ".." + bytes(hi) : ""));
                 }
                 yield (int) n;
             }
@@ -289,6 +300,26 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             throw invalid(text, "not a whole number of " + unit.label + (unit == Unit.BLOCKS ? " blocks" : ""));
         }
         return small / base;
+    }
+
+    /**
+     * {@code blocks} of 8kB in PostgreSQL's largest unit that divides them ({@code 128kB},
+     * {@code 1TB}), else whole terabytes rounded down ({@code about 7450TB}); no overflow for any long.
+     */
+    static String bytes(long blocks) {
+        BigInteger b = BigInteger.valueOf(blocks).shiftLeft(13);
+        String[] units = {"TB", "GB", "MB", "kB"};
+        for (int i = 0; i < units.length; i++) {
+            int shift = 40 - 10 * i;
+            BigInteger[] qr = b.divideAndRemainder(BigInteger.ONE.shiftLeft(shift));
+            if (qr[1].signum() == 0 && qr[0].signum() != 0) {
+                return qr[0] + units[i];
+            }
+            if (i == 0 && qr[0].abs().compareTo(BigInteger.ONE) >= 0) {
+                return "about " + qr[0] + units[i];
+            }
+        }
+        return b.shiftRight(10) + "kB";
     }
 
     private String unitsHint() {

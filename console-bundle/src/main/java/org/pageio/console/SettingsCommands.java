@@ -30,6 +30,8 @@ import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
 import org.osgi.service.metatype.ObjectClassDefinition;
 import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufferManager;
+import org.pageio.bufmgr.SharedMemory;
 
 /**
  * {@code pageio:settings} (PostgreSQL's {@code pg_settings} for our PIDs) and {@code pageio:set NAME
@@ -190,13 +192,31 @@ public final class SettingsCommands {
         if (s.kind() == Setting.Kind.METHOD) {
             out.append(": ").append(Setting.METHOD_TARGET).append('=').append(parsed).append(" on ").append(s.pid());
         }
-        out.append(!restarts ? "; applies live" : back ? "; the buffer manager restarted"
+        String refused = restarts && back ? startRefusal() : null;
+        out.append(!restarts ? "; applies live" : refused != null ? "; " + refused : back ? "; the buffer manager restarted"
                 : "; the buffer manager did not come back within " + RESTART_WAIT_SECONDS + " s (see the log)");
         String note = note(s, parsed, current, defs);
         if (note != null) {
             out.append("; ").append(note);
         }
         return out.append(save(who, name, value)).toString();
+    }
+
+    /** Why the buffer manager registered after a restart does not serve (its start was refused), or null. */
+    private String startRefusal() {
+        ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
+        BufferManager b = ref == null ? null : context.getService(ref);
+        if (b == null) {
+            return null;
+        }
+        try {
+            b.pool();
+            return null;
+        } catch (IllegalStateException e) {
+            return e.getMessage();
+        } finally {
+            context.ungetService(ref);
+        }
     }
 
     /** Saves an applied value in the settings file; says where, or why not. */
@@ -227,6 +247,7 @@ public final class SettingsCommands {
             if (s.kind() == Setting.Kind.METHOD) {
                 checkAvailable(Setting.methodOf((String) parsed));
             }
+            checkMappable(s, parsed);
             crossCheck(s, parsed, proposed, defs);
             return parsed;
         } catch (IllegalArgumentException e) {
@@ -294,6 +315,7 @@ public final class SettingsCommands {
                 if (s.kind() == Setting.Kind.METHOD) {
                     checkAvailable(Setting.methodOf((String) parsed));
                 }
+                checkMappable(s, parsed);
                 accepted.put(name, parsed);
                 proposed.get(s.pid()).put(s.property(), parsed);
             } catch (IllegalArgumentException x) {
@@ -570,6 +592,20 @@ public final class SettingsCommands {
                 }
             }
             default -> {
+            }
+        }
+    }
+
+    /**
+     * Refuses a {@code shared_buffers} this machine cannot map now ({@link SharedMemory}: the pool is
+     * faulted in at start, so it must fit in {@code MemAvailable}, and in the commit limit with
+     * {@code vm.overcommit_memory = 2}; the pool in use counts as free, the restart unmaps it first).
+     */
+    static void checkMappable(Setting s, Object parsed) {
+        if (s.name().equals("shared_buffers") && s.pid().equals(Setting.BUFMGR_PID) && parsed instanceof Integer blocks) {
+            String refusal = SharedMemory.refusal(blocks, SharedMemory.limitAfterRestart());
+            if (refusal != null) {
+                throw new IllegalArgumentException(refusal);
             }
         }
     }

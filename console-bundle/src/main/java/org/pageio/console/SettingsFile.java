@@ -32,6 +32,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.SharedMemory;
 
 /**
  * The settings file {@code <pageio.data>/conf/org.pageio.settings.cfg}: PostgreSQL's names and
@@ -130,6 +131,16 @@ public final class SettingsFile {
     }
 
     /**
+     * What makes two refusals the same one: a shared_buffers the machine cannot map is refused
+     * naming the memory available now, which changes from one application of the file to the
+     * next; up to that part it is the same refusal, printed once.
+     */
+    static String printedKey(String refusal) {
+        int cut = refusal.indexOf(SharedMemory.TOO_LARGE);
+        return cut < 0 ? refusal : refusal.substring(0, cut);
+    }
+
+    /**
      * Hands the file's values to {@link SettingsCommands#applyFile} and prints each refusal once.
      * Until the container has started (method bundles start after this one) an {@code io_method}
      * refusal is kept, not printed: the application that follows the start prints it if it stands.
@@ -141,11 +152,11 @@ public final class SettingsFile {
         boolean settled = ExecRunner.settled(context);
         try {
             List<String> refused = settings.applyFile(config, fileName);
-            printed.retainAll(refused);
+            printed.retainAll(refused.stream().map(SettingsFile::printedKey).toList());
             for (String refusal : refused) {
                 // an io_method refused before the method bundles have started may be taken later
                 boolean early = !settled && refusal.contains(Setting.IO_METHOD);
-                if (!early && printed.add(refusal)) {
+                if (!early && printed.add(printedKey(refusal))) {
                     System.err.println("pageio: " + fileName + ": " + refusal);
                 }
             }
@@ -188,7 +199,7 @@ public final class SettingsFile {
         if (value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
             throw new IllegalArgumentException("a value cannot span lines");
         }
-        Files.createDirectories(file.getParent());
+        DataDirectory.createPrivate(file.getParent());
         List<String> lines = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : new ArrayList<>();
         String line = name + " = " + value.replace("\\", "\\\\");
         String note = "# " + who + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS);
@@ -262,7 +273,7 @@ public final class SettingsFile {
                             : "restarts the buffer manager")
                     .append('\n');
         }
-        Files.createDirectories(file.getParent());
+        DataDirectory.createPrivate(file.getParent());
         Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
         Files.writeString(tmp, sb, StandardCharsets.UTF_8);
         try {

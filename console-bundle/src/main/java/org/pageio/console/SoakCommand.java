@@ -1,7 +1,6 @@
 package org.pageio.console;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +64,7 @@ public final class SoakCommand {
             }
         }
         long s = seed != 0 ? seed : System.nanoTime();
-        Path dir = Files.createDirectories(DataDirectory.of(context).resolve("soak"));
+        Path dir = DataDirectory.createPrivate(DataDirectory.of(context).resolve("soak"));
         System.err.println("soak: " + minutes + " min over " + available.stream().map(IoMethod::name).toList() + ", "
                 + sessions + " sessions, a swap every " + swapEvery + " ms, seed " + s + ", in " + dir);
         // The buffer manager logs each failed write at WARNING; under injected faults that is thousands of

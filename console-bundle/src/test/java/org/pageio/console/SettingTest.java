@@ -49,7 +49,11 @@ class SettingTest {
 
     static final Setting EIC = setting(new Ad("effective_io_concurrency", AttributeDefinition.INTEGER, "16", 0, 1000),
             Setting.BUFMGR_PID);
-    static final Setting SHARED = setting(new Ad("shared_buffers", AttributeDefinition.INTEGER, "16384", 16, null),
+    // as bufmgr's BufMgrConfig declares it (16..2^27 = 1TB)
+    static final Setting SHARED = setting(new Ad("shared_buffers", AttributeDefinition.INTEGER, "16384", 16, 134217728),
+            Setting.BUFMGR_PID);
+    /** An int setting Metatype gives only a minimum: the int type is its upper bound. */
+    static final Setting SHARED_NO_MAX = setting(new Ad("shared_buffers", AttributeDefinition.INTEGER, "16384", 16, null),
             Setting.BUFMGR_PID);
     static final Setting COMBINE = setting(new Ad("io_combine_limit", AttributeDefinition.INTEGER, "16", 1, 128),
             Setting.BUFMGR_PID);
@@ -102,9 +106,10 @@ class SettingTest {
     @Test
     void rangesComeFromMetatypeValidation() {
         assertEquals("0..1000", EIC.range());
-        assertEquals(">= 16 (8kB)", SHARED.range());
+        assertEquals("16..134217728 (8kB)", SHARED.range());
+        assertEquals("16..2147483647 (8kB)", SHARED_NO_MAX.range());
         assertEquals("1..128 (8kB)", COMBINE.range());
-        assertEquals(">= 0 (ms)", IDLE.range());
+        assertEquals("0..2147483647 (ms)", IDLE.range());
         assertEquals("-1, 1..32", IO_WORKERS.range());
         assertEquals("on, off", TIMING.range());
         assertEquals("pg18, pg19", LOOKAHEAD.range());
@@ -144,7 +149,7 @@ class SettingTest {
         String m = assertThrows(IllegalArgumentException.class, () -> EIC.parse("5000", null)).getMessage();
         assertEquals("effective_io_concurrency = 5000 is outside the valid range 0..1000", m);
         m = assertThrows(IllegalArgumentException.class, () -> SHARED.parse("64kB", null)).getMessage();
-        assertEquals("shared_buffers = 64kB (8 8kB) is outside the valid range >= 16 (8kB)", m);
+        assertEquals("shared_buffers = 64kB (8 × 8kB) is outside the valid range 16..134217728 (8kB), that is 128kB..1TB", m);
         m = assertThrows(IllegalArgumentException.class, () -> SHARED.parse("128mb", null)).getMessage();
         assertTrue(m.contains("valid units for shared_buffers are B, kB, MB, GB and TB"), m);
         m = assertThrows(IllegalArgumentException.class, () -> SHARED.parse("12kB", null)).getMessage();
@@ -158,9 +163,33 @@ class SettingTest {
         m = assertThrows(IllegalArgumentException.class, () -> IO_WORKERS.parse("0", null)).getMessage();
         assertEquals("io_workers = 0 is outside the valid range -1, 1..32", m);
         m = assertThrows(IllegalArgumentException.class, () -> COMBINE.parse("16", v -> false)).getMessage();
-        assertTrue(m.startsWith("io_combine_limit = 16 is outside"), m);
+        assertTrue(m.startsWith("io_combine_limit = 16 (× 8kB = 128kB) is outside"), m);
         m = assertThrows(IllegalArgumentException.class, () -> SHARED.parse("99999999999999", null)).getMessage();
         assertTrue(m.contains("shared_buffers"), m);
+    }
+
+    @Test
+    void aValueBeyondTheIntTypeIsRefusedWithItsOwnValueAndTheRealRange() {
+        // 10^12 blocks: beyond int; the message once said "outside the valid range >= 16"
+        String m = assertThrows(IllegalArgumentException.class, () -> SHARED.parse("1000000000000", null)).getMessage();
+        assertEquals("shared_buffers = 1000000000000 (× 8kB = about 7450TB) is outside the valid range 16..134217728 (8kB),"
+                + " that is 128kB..1TB", m);
+        m = assertThrows(IllegalArgumentException.class, () -> SHARED_NO_MAX.parse("1000000000000", null)).getMessage();
+        assertEquals("shared_buffers = 1000000000000 (× 8kB = about 7450TB) is outside the valid range 16..2147483647 (8kB),"
+                + " that is 128kB..about 15TB", m);
+        m = assertThrows(IllegalArgumentException.class, () -> SHARED.parse("2TB", null)).getMessage();
+        assertEquals("shared_buffers = 2TB (268435456 × 8kB) is outside the valid range 16..134217728 (8kB), that is 128kB..1TB", m);
+        m = assertThrows(IllegalArgumentException.class, () -> IDLE.parse("3000000000", null)).getMessage();
+        assertEquals("io_worker_idle_timeout = 3000000000 is outside the valid range 0..2147483647 (ms)", m);
+        m = assertThrows(IllegalArgumentException.class, () -> IDLE.parse("-3000000000", null)).getMessage();
+        assertEquals("io_worker_idle_timeout = -3000000000 is outside the valid range 0..2147483647 (ms)", m);
+        assertEquals(134217728, SHARED.parse("1TB", null));
+        assertEquals(2147483647, SHARED_NO_MAX.parse("2147483647", null));
+        assertEquals("128kB", Setting.bytes(16));
+        assertEquals("1GB", Setting.bytes(131072));
+        assertEquals("1536MB", Setting.bytes(196608));
+        assertEquals("about 7450TB", Setting.bytes(1_000_000_000_000L));
+        assertEquals("about 68719476TB", Setting.bytes(Long.MAX_VALUE / 1000)); // no long overflow
     }
 
     @Test

@@ -21,7 +21,7 @@ class SettingsFileTest {
 
     private static TextTable table() {
         TextTable t = new TextTable(SettingsCommands.HEADER);
-        t.row("shared_buffers", "16384", "8kB", "default", "postmaster", "restart", ">= 16 (8kB)");
+        t.row("shared_buffers", "16384", "8kB", "default", "postmaster", "restart", "16..134217728 (8kB)");
         t.row("effective_io_concurrency", "16", "", "default", "user", "restart", "0..1000");
         t.row("io_max_workers", "8", "", "default", "sighup", "live", "1..32");
         return t;
@@ -33,7 +33,7 @@ class SettingsFileTest {
         SettingsFile.writeTemplate(file, table());
         List<String> lines = Files.readAllLines(file);
         assertTrue(lines.get(0).startsWith("# pageio settings (like postgresql.conf)"), lines.get(0));
-        assertTrue(lines.contains("#shared_buffers = 16384" + " ".repeat(40 - 23) + "# >= 16 (8kB); restarts the buffer manager"),
+        assertTrue(lines.contains("#shared_buffers = 16384" + " ".repeat(40 - 23) + "# 16..134217728 (8kB); restarts the buffer manager"),
                 String.join("\n", lines));
         assertTrue(lines.contains("#io_max_workers = 8" + " ".repeat(40 - 19) + "# 1..32; applies live"), String.join("\n", lines));
         assertFalse(Files.exists(file.resolveSibling("." + SettingsFile.FILE_NAME + ".tmp")));
@@ -82,5 +82,16 @@ class SettingsFileTest {
         assertTrue(SettingsCommands.sameSettings(a, b));
         b.put("effective_io_concurrency", 33);
         assertFalse(SettingsCommands.sameSettings(a, b));
+    }
+
+    @Test
+    void aRefusalWhoseMemoryFiguresChangedIsStillTheSameRefusal() {
+        String a = "shared_buffers = 134217728 (1 TB) needs more memory than this machine can give now: at most 22.1 GB"
+                + " (MemAvailable 22.1 GB; vm.overcommit_memory = 0); lower shared_buffers, e.g. pageio:set shared_buffers 5GB";
+        String b = "shared_buffers = 134217728 (1 TB) needs more memory than this machine can give now: at most 21 GB"
+                + " (MemAvailable 20.9 GB + 128 MB of the pool in use; vm.overcommit_memory = 0); lower shared_buffers, e.g."
+                + " pageio:set shared_buffers 5GB";
+        assertEquals(SettingsFile.printedKey(a), SettingsFile.printedKey(b));
+        assertFalse(SettingsFile.printedKey(a).equals(SettingsFile.printedKey(a.replace("134217728", "13107200"))));
     }
 }

@@ -40,7 +40,7 @@ import org.pageio.posix.Posix;
 
 /**
  * Bad input everywhere: damaged relation files, names that try to leave the data directory, a
- * method that does not exist, a data directory that cannot be created, a file system refusing
+ * method that does not exist, a data directory that cannot be created or that others can write, a file system refusing
  * O_DIRECT. Each must end in one line naming the object and the way out, and nothing else is
  * lost (the rest of the relation still reads). The messages are printed ("BadInputIT: input ->
  * message") for fault-bundle/README.md's table.
@@ -196,6 +196,21 @@ public class BadInputIT extends PageioTestBase {
             assertTrue(m, m.contains(data.toString()) && m.contains("pageio.data"));
         } finally {
             Files.delete(file);
+        }
+    }
+
+    @Test
+    public void aDataDirectoryOthersCanWriteIsRefusedNamingItAndChmod() throws Exception {
+        Path data = Files.createTempDirectory("pageio-open-data");
+        try {
+            Files.setPosixFilePermissions(data, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+            String m = record("a data directory others can write (0777)",
+                    assertThrows(IllegalStateException.class, () -> new StorageManager(data, 1024, false)));
+            assertTrue(m, m.startsWith("data directory \"" + data + "\" has invalid permissions (rwxrwxrwx)"));
+            assertTrue(m, m.endsWith("run chmod 700 " + data));
+            assertTrue("nothing created in it", !Files.exists(data.resolve("base")));
+        } finally {
+            Files.delete(data);
         }
     }
 

@@ -62,7 +62,7 @@ public class SettingsIT extends PageioTestBase {
         await("the buffer manager back on the defaults", () -> {
             BufferManager m = bufferManager();
             return m != null && m.settings().effectiveIoConcurrency() == 16 && m.settings().maintenanceIoConcurrency() == 16
-                    ? m : null;
+                    && m.settings().sharedBuffers() == 16384 && serving(m) ? m : null;
         });
     }
 
@@ -191,6 +191,87 @@ public class SettingsIT extends PageioTestBase {
         assertTrue("the same buffer manager keeps running", after == before);
         assertEquals(eic, after.settings().effectiveIoConcurrency());
         readSomeBlocks(after, 8);
+    }
+
+    /**
+     * shared_buffers the machine cannot map: {@code pageio:set} refuses it in one line and the
+     * buffer manager in force keeps serving. Written straight into ConfigAdmin (around the
+     * console's checks, as the Web Console's Configuration page does), the restart refuses to map
+     * the pool: the service stays registered and says why in one line, and so do the commands that
+     * need it ({@code pageio:load}, {@code pageio:tables}, {@code pageio:checkpoint}), where Gogo once
+     * failed with a NullPointerException; {@code pageio:set} of a size that fits brings it back.
+     */
+    @Test
+    public void sharedBuffersTheMachineCannotMapIsRefusedAndAStartThatCannotMapItSaysSo() throws Exception {
+        BufferManager before = await("the buffer manager", this::bufferManager);
+        try (CommandSession session = session()) {
+            session.execute("pageio:set shared_buffers 1TB");
+            fail("1TB was accepted");
+        } catch (Exception e) {
+            String m = rootMessage(e);
+            assertTrue(m, m.startsWith("shared_buffers = 134217728 (1 TB) needs more memory than this machine can give now:"
+                    + " at most "));
+            assertTrue(m, m.contains("; lower shared_buffers, e.g. pageio:set shared_buffers "));
+            assertTrue(m, m.endsWith("; shared_buffers stays 16384"));
+            assertEquals(m, 1, m.lines().count());
+        }
+        try (CommandSession session = session()) {
+            session.execute("pageio:set shared_buffers 1000000000000");
+            fail("10^12 blocks were accepted");
+        } catch (Exception e) {
+            assertEquals("shared_buffers = 1000000000000 (× 8kB = about 7450TB) is outside the valid range 16..134217728 (8kB),"
+                    + " that is 128kB..1TB; shared_buffers stays 16384", rootMessage(e));
+        }
+        assertTrue("the same buffer manager serves", bufferManager() == before);
+        assertTrue(row(run("pageio:settings"), "shared_buffers").contains("| 16384 "));
+        readSomeBlocks(before, 8);
+
+        Configuration c = configAdmin.getConfiguration("org.pageio.bufmgr", "?");
+        Dictionary<String, Object> props = c.getProperties() == null ? new Hashtable<>() : c.getProperties();
+        props.put("shared_buffers", 1 << 27);
+        c.update(props);
+        String why = await("the restart that cannot map 1 TB", () -> {
+            BufferManager b = bufferManager();
+            if (b == null || b == before) {
+                return null;
+            }
+            try {
+                b.pool();
+                return null;
+            } catch (IllegalStateException e) {
+                return e.getMessage();
+            }
+        });
+        assertTrue(why, why.startsWith("the buffer manager is not running: could not map anonymous shared memory: ENOMEM"));
+        assertTrue(why, why.contains("shared_buffers = 134217728 (1 TB)") && why.contains("pageio:set shared_buffers "));
+        assertEquals(why, 1, why.lines().count());
+        assertEquals(why, bufferManager().methodStatus().waiting());
+        for (String command : new String[] {"pageio:load -r 100 t", "pageio:tables", "pageio:checkpoint", "pageio:stat_io"}) {
+            try (CommandSession session = session()) {
+                session.execute(command);
+                fail(command + " ran without a buffer manager");
+            } catch (Exception e) {
+                assertEquals(command, why, rootMessage(e));
+            }
+        }
+
+        String set = run("pageio:set shared_buffers 128MB");
+        assertTrue(set, set.startsWith("SET shared_buffers = 16384 8kB (was 134217728); the buffer manager restarted"));
+        BufferManager back = await("the buffer manager serving again", () -> {
+            BufferManager b = bufferManager();
+            return b != null && serving(b) ? b : null;
+        });
+        assertEquals(16384, back.settings().sharedBuffers());
+        readSomeBlocks(back, 8);
+    }
+
+    private static boolean serving(BufferManager b) {
+        try {
+            b.pool();
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
     }
 
     private static void readSomeBlocks(BufferManager bufmgr, int blocks) throws Exception {

@@ -102,8 +102,8 @@ public class WebConsolePluginIT {
                 + "io_combine_limit = 1GB"));
         Run third = exec(data, "pageio:settings");
         assertEquals("exit code; stderr: " + third.err(), 0, third.code());
-        assertTrue(third.err(), third.err().contains("pageio: " + file + ": io_combine_limit = 1GB (131072 8kB) is outside"
-                + " the valid range 1..128 (8kB); io_combine_limit stays 16"));
+        assertTrue(third.err(), third.err().contains("pageio: " + file + ": io_combine_limit = 1GB (131072 × 8kB) is outside"
+                + " the valid range 1..128 (8kB), that is 8kB..1MB; io_combine_limit stays 16"));
         assertTrue(third.out(), third.out().lines().anyMatch(l -> l.matches("io_combine_limit +\\| 16 +\\| 8kB +\\| default .*")));
         assertTrue(third.out(), third.out().lines().anyMatch(l -> l.startsWith("effective_io_concurrency ") && l.contains("| 40 ")));
     }

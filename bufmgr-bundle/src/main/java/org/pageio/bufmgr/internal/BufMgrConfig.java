@@ -12,7 +12,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         + "stays); any other change restarts the buffer manager.")
 public @interface BufMgrConfig {
 
-    @AttributeDefinition(name = "shared_buffers", description = "Buffer pool size in 8 kB blocks (16384 = 128MB)", min = "16")
+    @AttributeDefinition(name = "shared_buffers", description = "Buffer pool size in 8 kB blocks (16384 = 128MB; at most "
+            + "134217728 = 1TB, and what the machine's memory allows)", min = "16", max = "134217728")
     int shared__buffers() default 16384;
 
     @AttributeDefinition(name = "effective_io_concurrency", min = "0", max = "1000")

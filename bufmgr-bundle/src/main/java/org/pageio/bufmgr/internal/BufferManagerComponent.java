@@ -85,6 +85,12 @@ public final class BufferManagerComponent implements BufferManager {
     private long swaps;
     private long failures;
     private boolean restarting;
+    /**
+     * Why this activation could not start the buffer manager (shared buffers that cannot be mapped,
+     * a data directory others can write), or null while it runs. Written once in activate; volatile:
+     * read by the service's methods on any thread.
+     */
+    private volatile String startFailure;
 
     @Reference(name = "methods", service = IoMethod.class, cardinality = ReferenceCardinality.AT_LEAST_ONE,
             policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
@@ -139,17 +145,28 @@ public final class BufferManagerComponent implements BufferManager {
                 first = anyAvailable(); // the context needs a method object to start with; retired below
                 unbound = first == null;
             }
-            if (unbound) {
-                // Nothing registered can do I/O yet (io_uring blocked by seccomp, and the other
-                // method bundles not started): start with reads waiting at the gate; the first
-                // usable method that registers is bound by select().
-                String reason = "no I/O method is available yet (registered: " + describeMethods() + "); reads wait until "
-                        + "io_method=" + wanted + (fallback.isEmpty() ? "" : " or io_method_fallback=" + fallback)
-                        + " is registered and available";
-                core = BufferManagerCore.openUnbound(Path.of(dataDir), settings, methods.values().iterator().next(), reason);
-                LOG.log(System.Logger.Level.INFO, reason);
-            } else {
-                core = BufferManagerCore.open(Path.of(dataDir), settings, first);
+            try {
+                if (unbound) {
+                    // Nothing registered can do I/O yet (io_uring blocked by seccomp, and the other
+                    // method bundles not started): start with reads waiting at the gate; the first
+                    // usable method that registers is bound by select().
+                    String reason = "no I/O method is available yet (registered: " + describeMethods() + "); reads wait until "
+                            + "io_method=" + wanted + (fallback.isEmpty() ? "" : " or io_method_fallback=" + fallback)
+                            + " is registered and available";
+                    core = BufferManagerCore.openUnbound(Path.of(dataDir), settings, methods.values().iterator().next(), reason);
+                    LOG.log(System.Logger.Level.INFO, reason);
+                } else {
+                    core = BufferManagerCore.open(Path.of(dataDir), settings, first);
+                }
+            } catch (IllegalStateException | IllegalArgumentException | java.io.UncheckedIOException e) {
+                // PostgreSQL's postmaster would exit with FATAL: here the container stays up so that the
+                // setting can be fixed; the service stays registered and each method says why it cannot serve.
+                notRunning(e.getMessage());
+                return;
+            } catch (RuntimeException e) {
+                notRunning(e.toString()); // not one of ours: the stack trace too
+                LOG.log(System.Logger.Level.ERROR, "the buffer manager did not start", e);
+                return;
             }
             storage = core.storage();
             aio = core.aio();
@@ -178,6 +195,24 @@ public final class BufferManagerComponent implements BufferManager {
     }
 
     /**
+     * The start was refused: one ERROR line, and the service answers every use with
+     * {@link #notRunning()} until a configuration change restarts it. Under this.
+     */
+    private void notRunning(String why) {
+        startFailure = why;
+        lastFailure = why;
+        failures++;
+        status = new MethodStatus(null, wanted, fallback, false, 0, "the buffer manager is not running: " + why, null, why,
+                0, failures);
+        LOG.log(System.Logger.Level.ERROR, "the buffer manager did not start: " + why);
+    }
+
+    /** The exception the service's methods throw while its start stands refused. */
+    private IllegalStateException notRunning() {
+        return new IllegalStateException("the buffer manager is not running: " + startFailure);
+    }
+
+    /**
      * A configuration change: {@code io_method} and the {@code io_method_*} settings apply live;
      * anything else restarts the component (disable + enable, so SCR deactivates the users first).
      */
@@ -199,7 +234,8 @@ public final class BufferManagerComponent implements BufferManager {
             return;
         }
         String data = context.getProperty("pageio.data");
-        if (!next.equals(settings) || !Objects.equals(data == null ? "data" : data, dataDir)) {
+        // A refused start is tried again at any change (the user fixed a setting, or changed another).
+        if (core == null || !next.equals(settings) || !Objects.equals(data == null ? "data" : data, dataDir)) {
             synchronized (this) {
                 restarting = true;
             }
@@ -238,6 +274,9 @@ public final class BufferManagerComponent implements BufferManager {
         StatIoMBean.unregister(mbean);
         mbean = null;
         synchronized (this) {
+            if (core == null) { // the start was refused: nothing to stop
+                return;
+            }
             try {
                 core.stopBackgroundWriter(); // its session drains its writes first
                 shutdownCheckpoint();
@@ -442,14 +481,24 @@ public final class BufferManagerComponent implements BufferManager {
         }
     }
 
+    /** The pool; while the start stands refused, an IllegalStateException saying why and what to do. */
     @Override
     public BufferPool pool() {
-        return pool;
+        BufferPool p = pool;
+        if (p == null) {
+            throw notRunning();
+        }
+        return p;
     }
 
+    /** The storage manager; while the start stands refused, an IllegalStateException saying why and what to do. */
     @Override
     public StorageManager storage() {
-        return storage;
+        StorageManager s = storage;
+        if (s == null) {
+            throw notRunning();
+        }
+        return s;
     }
 
     @Override

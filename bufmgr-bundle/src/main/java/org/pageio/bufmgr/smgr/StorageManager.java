@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -17,7 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * location.
  *
  * <p>Relation and tablespace names are validated so that no path built here leaves its
- * tablespace directory. Thread-safe.
+ * tablespace directory. The directories it creates are private ({@code 0700}, PostgreSQL's
+ * {@code pg_dir_create_mode}), and it refuses a data directory that group or others can write
+ * ({@link #checkPermissions}). Thread-safe.
  */
 public final class StorageManager implements AutoCloseable {
 
@@ -66,6 +72,8 @@ public final class StorageManager implements AutoCloseable {
         this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
         this.segmentBlocks = segmentBlocks;
         this.directIo = directIo;
+        createDirectories(this.dataDirectory);
+        checkPermissions(this.dataDirectory);
         Path base = this.dataDirectory.resolve("base");
         createDirectories(base);
         tablespaces.put(DEFAULT_TABLESPACE, new Tablespace(DEFAULT_TABLESPACE, base, Tablespace.INHERIT, Tablespace.INHERIT));
@@ -169,9 +177,38 @@ public final class StorageManager implements AutoCloseable {
         }
     }
 
+    /** {@code rwx------}: what every directory created here gets (the umask can only take more away). */
+    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_DIRECTORY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
+    /**
+     * Refuses a data directory that group or others can write, as PostgreSQL refuses one whose mode
+     * is not 0700 or 0750: anyone who can write it can replace or remove relation files, the
+     * settings file and the Web Console's password file. Read access for group or others (0750,
+     * 0755) is allowed: it exposes the data, not its integrity, and data directories created before
+     * pageio made them private are 0755.
+     *
+     * @throws IllegalStateException naming the directory, its mode and the fix ({@code chmod 700 DIR})
+     */
+    public static void checkPermissions(Path dataDirectory) {
+        Set<PosixFilePermission> p;
+        try {
+            p = Files.getPosixFilePermissions(dataDirectory);
+        } catch (UnsupportedOperationException e) {
+            return; // not a POSIX file system: nothing to check
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the permissions of the data directory " + dataDirectory + ": " + e, e);
+        }
+        if (p.contains(PosixFilePermission.GROUP_WRITE) || p.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IllegalStateException("data directory \"" + dataDirectory + "\" has invalid permissions ("
+                    + PosixFilePermissions.toString(p) + "): group or others can write it, and so replace its files;"
+                    + " it should be rwx------ (0700) or rwxr-x--- (0750): run chmod 700 " + dataDirectory);
+        }
+    }
+
     private static void createDirectories(Path dir) {
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir, PRIVATE_DIRECTORY);
         } catch (IOException e) {
             throw new UncheckedIOException("could not create directory " + dir + ": " + e.getClass().getSimpleName()
                     + (e.getMessage() == null || e.getMessage().equals(dir.toString()) ? "" : " " + e.getMessage())

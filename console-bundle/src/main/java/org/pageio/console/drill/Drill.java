@@ -1,7 +1,6 @@
 package org.pageio.console.drill;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.pageio.console.DataDirectory;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.StorageManager;
@@ -128,7 +128,7 @@ public final class Drill {
     public DrillResult run() throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
-        Files.createDirectories(opts.dataDir());
+        DataDirectory.createPrivate(opts.dataDir());
         RunProbe probe = RunProbe.forDirectory(opts.dataDir());
         boolean needT = opts.runs("seq") || opts.runs("warm");
         boolean needPf = opts.runs("bitmap") || opts.runs("index");

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.console.DataDirectory;
 import org.pageio.console.Json;
 import org.pageio.console.TextTable;
 import org.pageio.console.drill.DrillCase.Scan;
@@ -683,7 +684,7 @@ public final class DrillReport {
      * the newest JSON finds its Markdown and chart next to it); returns the JSON file.
      */
     public Path write(Path dir) throws IOException {
-        Files.createDirectories(dir);
+        DataDirectory.createPrivate(dir);
         String stamp = stamp();
         Path json = dir.resolve(stamp + DrillResults.JSON);
         writeAtomically(dir.resolve(stamp + DrillResults.MARKDOWN), markdown());

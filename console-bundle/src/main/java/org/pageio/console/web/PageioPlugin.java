@@ -123,7 +123,8 @@ public final class PageioPlugin extends AbstractServlet {
         ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
         BufferManager b = ref == null ? null : context.getService(ref);
         try {
-            render(req, resp, b);
+            String down = whyNotRunning(b);
+            render(req, resp, down == null ? b : null, down == null ? "the buffer manager is not running" : down);
         } finally {
             if (b != null) {
                 context.ungetService(ref);
@@ -131,7 +132,20 @@ public final class PageioPlugin extends AbstractServlet {
         }
     }
 
-    private void render(HttpServletRequest req, HttpServletResponse resp, BufferManager b) throws IOException {
+    /** Null when {@code b} serves; else why not (its start was refused: shared_buffers, the data directory). */
+    private static String whyNotRunning(BufferManager b) {
+        if (b == null) {
+            return null;
+        }
+        try {
+            b.pool();
+            return null;
+        } catch (IllegalStateException e) {
+            return e.getMessage();
+        }
+    }
+
+    private void render(HttpServletRequest req, HttpServletResponse resp, BufferManager b, String down) throws IOException {
         PrintWriter w = resp.getWriter();
         String root = appRoot(req) + "/" + LABEL;
         w.println("<div id='pageio' data-live='" + esc(root + "/live.json") + "'>");
@@ -140,7 +154,7 @@ public final class PageioPlugin extends AbstractServlet {
                 + "#pageio .ok{color:#060}#pageio h2{margin:14px 0 4px}</style>");
 
         w.println("<h2>I/O method</h2>");
-        w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(the buffer manager is not running)"
+        w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(" + down + ")"
                 : b.pool().method().name()) + "</b></p>");
         if (b != null) {
             w.println("<p>shared_buffers = " + b.settings().sharedBuffers() + " × 8kB; huge pages (huge_pages = "
@@ -174,7 +188,7 @@ public final class PageioPlugin extends AbstractServlet {
 
         w.println("<h2>stat_io</h2>");
         if (b == null) {
-            w.println("<p>(the buffer manager is not running)</p>");
+            w.println("<p>(" + esc(down) + ")</p>");
         } else {
             table(w, "pageio-stat-io", StatsCommands.statIoTable(b.pool().stats().rows()));
         }
@@ -243,7 +257,7 @@ public final class PageioPlugin extends AbstractServlet {
         ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
         BufferManager b = ref == null ? null : context.getService(ref);
         try {
-            return liveJson(b);
+            return liveJson(whyNotRunning(b) == null ? b : null);
         } finally {
             if (b != null) {
                 context.ungetService(ref);

@@ -6,6 +6,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.pageio.bufmgr.BufferManager;
+import org.pageio.bufmgr.BufferPool;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.LoadResult;
@@ -20,55 +21,76 @@ import org.pageio.table.engine.TableEngine;
 /**
  * The {@link TableService}, over the {@link BufferManager} service (a static reference: when the
  * buffer manager is re-registered, this component is too, with a fresh engine on the new pool).
+ * While the buffer manager's start stands refused (its {@code pool()} throws saying why), this
+ * service still activates and every method throws that IllegalStateException, so that a command
+ * prints the reason instead of failing to find its target.
  */
 @Component(service = TableService.class)
 public final class TableServiceComponent implements TableService {
 
+    /** Null while the buffer manager is not running. */
     private final TableEngine engine;
+    /** Why there is no engine, or null. */
+    private final String notRunning;
 
     @Activate
     public TableServiceComponent(@Reference BufferManager bufferManager) throws IOException {
-        this.engine = new TableEngine(bufferManager.pool());
+        BufferPool pool = null;
+        String why = null;
+        try {
+            pool = bufferManager.pool();
+        } catch (IllegalStateException e) {
+            why = e.getMessage();
+        }
+        this.engine = pool == null ? null : new TableEngine(pool);
+        this.notRunning = why;
+    }
+
+    private TableEngine engine() {
+        if (engine == null) {
+            throw new IllegalStateException(notRunning);
+        }
+        return engine;
     }
 
     @Override
     public List<TableInfo> tables() {
-        return engine.tables();
+        return engine().tables();
     }
 
     @Override
     public TableInfo table(String name) throws TableException {
-        return engine.table(name);
+        return engine().table(name);
     }
 
     @Override
     public LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress) throws IOException {
-        return engine.load(name, shape, rows, seed, progress);
+        return engine().load(name, shape, rows, seed, progress);
     }
 
     @Override
     public LoadResult load(String name, TableShape shape, long rows, long seed, org.pageio.table.LoadSink sink,
             LoadProgress progress) throws IOException {
-        return engine.load(name, shape, rows, seed, sink, progress);
+        return engine().load(name, shape, rows, seed, sink, progress);
     }
 
     @Override
     public IndexInfo createIndex(String table, String column) throws IOException {
-        return engine.createIndex(table, column);
+        return engine().createIndex(table, column);
     }
 
     @Override
     public ScanReport scan(ScanRequest request) throws IOException {
-        return engine.scan(request);
+        return engine().scan(request);
     }
 
     @Override
     public ScanReport plan(ScanRequest request) throws IOException {
-        return engine.plan(request);
+        return engine().plan(request);
     }
 
     @Override
     public void drop(String name) throws IOException {
-        engine.drop(name);
+        engine().drop(name);
     }
 }
