@@ -3,7 +3,11 @@
  * access to it with two-phase reads ({@link org.pageio.bufmgr.BufferSession}), access-strategy
  * rings, settings with PostgreSQL's names, and the {@link org.pageio.bufmgr.BufferManager}
  * service. See the bundle's README.md for the state word, who may change it, and lock order.
+ *
+ * <p>2.1.0: {@link org.pageio.bufmgr.BufferManagerCore#swapMethod} and
+ * {@link org.pageio.bufmgr.BufferManagerCore#retireMethod}: a live swap that switches the storage
+ * manager's O_DIRECT mode in the order a method that bypasses the page cache needs.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.pageio.bufmgr;
