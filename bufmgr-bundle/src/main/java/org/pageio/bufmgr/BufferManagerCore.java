@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoMethod;
+import org.pageio.api.MethodSwap;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 
@@ -117,6 +118,57 @@ public final class BufferManagerCore implements BufferManager, AutoCloseable {
         String m = bound ? aio.method().name() : null;
         return new MethodStatus(m, m, "", false, aio.methodEpoch(), bound ? null : aio.gateClosedReason(), null, null,
                 0, 0);
+    }
+
+    /**
+     * Swaps the pool's method live ({@link AioContext#swapMethod}) in the order of publication the
+     * storage manager needs, and tells the pool ({@link BufferPool#methodSwapped}). Entering a method
+     * that bypasses the page cache, the storage manager switches first (the flag for new opens and
+     * every open descriptor to O_DIRECT, {@link StorageManager#setDirectIo}), and only then is the
+     * method published: its first read sees only O_DIRECT descriptors. Leaving it, the buffered
+     * method is published first, then the descriptors go back to buffered: the direct method never
+     * reads a buffered descriptor, a buffered one may read an O_DIRECT one for a moment (same bytes).
+     * A swap that fails (timeout: the old method stays) switches the storage manager back. Any thread
+     * but a session's owner in a batch; swaps are serialised by the caller.
+     *
+     * @throws IllegalArgumentException when {@code next} is not available (nothing changes)
+     * @throws IllegalStateException on timeout (nothing changes)
+     */
+    public MethodSwap swapMethod(IoMethod next, long timeoutNanos) {
+        return switchMethod(next, () -> aio.swapMethod(next, timeoutNanos));
+    }
+
+    /**
+     * {@link AioContext#retireMethod} (the bound method is going away; {@code next == null}: none)
+     * in the same order of publication as {@link #swapMethod}.
+     */
+    public MethodSwap retireMethod(IoMethod next, long timeoutNanos, String reason) {
+        return switchMethod(next, () -> aio.retireMethod(next, timeoutNanos, reason));
+    }
+
+    private MethodSwap switchMethod(IoMethod next, Supplier<MethodSwap> swap) {
+        boolean direct = next != null && next.bypassesPageCache();
+        boolean entering = direct && !storage.directIo();
+        if (entering) {
+            if (!next.availability().available()) { // refused below; leave the descriptors as they are
+                return swap.get();
+            }
+            storage.setDirectIo(true); // before the publication: the new method sees O_DIRECT descriptors only
+        }
+        MethodSwap done;
+        try {
+            done = swap.get();
+        } catch (RuntimeException e) {
+            if (entering) {
+                storage.setDirectIo(false); // the old, buffered method stays
+            }
+            throw e;
+        }
+        pool.methodSwapped();
+        if (!direct && storage.directIo()) {
+            storage.setDirectIo(false); // after the publication: the leaving method saw O_DIRECT to its end
+        }
+        return done;
     }
 
     /**

@@ -4,9 +4,12 @@
  * rings, settings with PostgreSQL's names, and the {@link org.pageio.bufmgr.BufferManager}
  * service. See the bundle's README.md for the state word, who may change it, and lock order.
  *
- * <p>2.1: {@link org.pageio.bufmgr.SharedMemory}, the memory a pool may map on this machine and the
- * refusal of a {@code shared_buffers} above it.
+ * <p>2.1.0: {@link org.pageio.bufmgr.SharedMemory}, the memory a pool may map on this machine and the
+ * refusal of a {@code shared_buffers} above it;
+ * {@link org.pageio.bufmgr.BufferManagerCore#swapMethod} and
+ * {@link org.pageio.bufmgr.BufferManagerCore#retireMethod}: a live swap that switches the storage
+ * manager's O_DIRECT mode in the order a method that bypasses the page cache needs.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.pageio.bufmgr;

@@ -16,7 +16,8 @@ import org.pageio.method.sync.SyncIoMethod;
 
 /**
  * Write-side faults on real files: a short write leaves the blocks it did not write dirty, and the
- * checkpoint writes them again, so every byte reaches the file; a torn write (a page half on disk,
+ * checkpoint writes them again, so every byte reaches the file; ENOSPC on the checkpoint's writes
+ * fails it naming the block and keeps the buffer dirty; a torn write (a page half on disk,
  * reported done) is never read back as good: its checksum names it.
  */
 class WriteFaultTest extends PoolTestBase {
@@ -57,6 +58,30 @@ class WriteFaultTest extends PoolTestBase {
             s.releaseBuffer(buf);
         }
         assertEquals(0, pool.pinnedBuffers());
+    }
+
+    /**
+     * ENOSPC on the checkpoint's own writes (the pool writes through the method's handles, so the
+     * plan sees them): three in a row fail the checkpoint naming relation, block and errno, the
+     * buffer stays dirty, and the next checkpoint writes it.
+     */
+    @Test
+    void enospcOnTheCheckpointsWritesFailsItNamingTheBlockAndTheNextWritesIt() throws Exception {
+        FaultInjectingMethod m = faults(new SyncIoMethod(), FaultPlan.parseRule("enospc write file=pg_default/73003 blocks=2 times=3"));
+        pool(m, small().build());
+        SmgrRelation rel = relation(73003, 8);
+        try (BufferSession s = pool.openSession("client")) {
+            BufferWriteTest.modify(s, rel, 73003, 1, 2, 5);
+        }
+        org.pageio.api.AioException e = assertThrows(org.pageio.api.AioException.class, pool::checkpoint);
+        assertTrue(e.getMessage().startsWith("checkpoint failed: could not write block 2 of relation pg_default/73003")
+                && e.getMessage().contains("ENOSPC") && e.getMessage().contains("after 3 attempts"), e.getMessage());
+        assertEquals(org.pageio.posix.Errno.ENOSPC, e.errno());
+        assertEquals(3, m.injected(), "the first write and both retries met the plan");
+        assertEquals(1, pool.dirtyBuffers(), "block 2 stays dirty, block 5 was written");
+        pool.checkpoint();
+        assertEquals(0, pool.dirtyBuffers());
+        BufferWriteTest.assertOnDisk(rel, 73003, 1, 2, 5);
     }
 
     @Test

@@ -65,8 +65,8 @@ public class DirectBufferManagerIT extends PageioTestBase {
     public void ioMethodDirectOpensRelationFilesWithODirect() throws Exception {
         BufferManager bufmgr = configure("the buffer manager bound to io_method=direct",
                 b -> b.pool().method().name().equals("direct"), "ioMethod.target", "(io.method=direct)");
-        // The buffer manager starts on the fallback and swaps to direct live: the storage manager follows
-        // the bound method (the settings keep what activation chose).
+        // The buffer manager starts on the fallback and swaps to direct live: the storage manager switched
+        // to O_DIRECT before the method was published (the settings keep what activation chose).
         assertTrue("the storage manager opens with O_DIRECT", bufmgr.storage().directIo());
         long relNumber = 200000 + ThreadLocalRandom.current().nextInt(100000);
         int blocks = 64;

@@ -121,8 +121,8 @@ public final class BufferManagerComponent implements BufferManager {
             applyMethodConfig(config);
             IoMethod first = choose();
             boolean none = first == null;
-            // io_method=direct at activation: relation files are opened with O_DIRECT. A method swapped
-            // in later that bypasses the page cache switches the descriptors itself (directio README).
+            // io_method=direct at activation: relation files are opened with O_DIRECT. A method swapped in
+            // later that bypasses the page cache: the core switches the storage manager before publishing it.
             boolean direct = !none && first.bypassesPageCache();
             try {
                 settings = settingsOf(config, direct);
@@ -402,17 +402,15 @@ public final class BufferManagerComponent implements BufferManager {
                     publishStatus();
                     return;
                 }
-                swap = aio.retireMethod(null, swapTimeoutNanos, waitingReason());
+                swap = core.retireMethod(null, swapTimeoutNanos, waitingReason());
                 LOG.log(System.Logger.Level.WARNING, why + "; " + waitingReason() + " (" + swap + ")");
             } else if (currentGoing || current == null) {
-                swap = aio.retireMethod(next, swapTimeoutNanos, null);
+                swap = core.retireMethod(next, swapTimeoutNanos, null);
                 LOG.log(System.Logger.Level.INFO, why + ": " + swap);
             } else {
-                swap = aio.swapMethod(next, swapTimeoutNanos);
+                swap = core.swapMethod(next, swapTimeoutNanos); // the storage manager switches in the safe order
                 LOG.log(System.Logger.Level.INFO, why + ": " + swap);
             }
-            pool.methodSwapped();
-            storage.setDirectIo(next != null && next.bypassesPageCache()); // new segment opens follow the method
             lastSwap = swap;
             swaps++;
             publishStatus();

@@ -509,6 +509,35 @@ public final class SmgrRelation implements IoTarget {
         return blocks + " of relation " + this + " fork main (file " + segmentPath(first) + ")";
     }
 
+    /**
+     * Puts every open segment descriptor into O_DIRECT mode, or out of it, as the storage manager's
+     * {@link StorageManager#setDirectIo} says; under this relation's lock, so that a segment opened
+     * meanwhile is opened after the storage manager's flag changed, and so in the new mode.
+     * Returns one line per descriptor left as it was (a file system refusing O_DIRECT: the file,
+     * the file-system type and the way out), or an empty list.
+     */
+    synchronized java.util.List<String> switchDirect(CallState cs, boolean direct) {
+        java.util.List<String> refused = java.util.List.of();
+        int[] f = fds;
+        for (int seg = 0; seg < f.length; seg++) {
+            if (f[seg] < 0) {
+                continue;
+            }
+            int r = FileStatusFlags.setDirect(cs, f[seg], direct);
+            if (r < 0) {
+                if (refused.isEmpty()) {
+                    refused = new java.util.ArrayList<>();
+                }
+                Path p = segmentPath(seg * segmentBlocks);
+                String why = direct && r == -Errno.EINVAL ? DirectIo.refusal(p.toString(), DirectIo.fileSystemType(f[seg]), Errno.EINVAL)
+                        : "fcntl(" + p + ", F_SETFL) failed: " + Errno.name(-r) + " (" + Errno.message(-r) + ")";
+                refused.add("segment " + seg + " of relation " + this + " stays " + (direct ? "buffered" : "in O_DIRECT mode")
+                        + ": " + why);
+            }
+        }
+        return refused;
+    }
+
     /** Closes the open segment files. Callers make sure no I/O is in flight on them. */
     public synchronized void close() {
         int[] f = fds;

@@ -2,6 +2,7 @@ package org.pageio.bufmgr.smgr;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.pageio.posix.CallState;
 
 /**
  * The storage manager (PostgreSQL's smgr/md): relations as files of {@link #BLCKSZ}-byte blocks
@@ -26,6 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link #checkPermissions}). Thread-safe.
  */
 public final class StorageManager implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
 
     /** Block size, PostgreSQL's BLCKSZ. */
     public static final int BLCKSZ = 8192;
@@ -42,8 +46,8 @@ public final class StorageManager implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong syncEpoch = new java.util.concurrent.atomic.AtomicLong(1);
     private final Path dataDirectory;
     private final long segmentBlocks;
-    // Read by every segment open, written by the buffer manager when the bound method changes;
-    // volatile: a later open sees the newest method's choice (plain ordering is enough otherwise).
+    // Read by every segment open (under the relation's lock), written by setDirectIo before it walks
+    // the open descriptors under the same locks; volatile: an open after the store sees the new mode.
     private volatile boolean directIo;
     private final Map<String, Tablespace> tablespaces = new ConcurrentHashMap<>();
     private final Map<RelFileLocator, SmgrRelation> relations = new ConcurrentHashMap<>();
@@ -92,13 +96,31 @@ public final class StorageManager implements AutoCloseable {
     }
 
     /**
-     * Whether segments opened from now on use O_DIRECT; set by the buffer manager when an I/O method
-     * that bypasses the page cache is swapped in (or out). Descriptors already open keep their mode:
-     * the direct method puts the descriptors it is handed into O_DIRECT mode itself and fdatasyncs
-     * each before its first direct read (directio README).
+     * Switches the storage manager to O_DIRECT or back: segments opened from now on, and every
+     * descriptor open now ({@code fcntl(F_SETFL)}), take the new mode before this returns. Called by
+     * the buffer manager when a method that bypasses the page cache is swapped in, <em>before</em>
+     * the method is published, and when it is swapped out, <em>after</em> the buffered method is
+     * published ({@code BufferManagerCore#swapMethod}): so a method that bypasses the page cache is
+     * never handed a buffered descriptor, while a buffered method may briefly read through O_DIRECT
+     * ones (the pool's I/O is aligned; the bytes are the same, only uncached).
+     *
+     * <p>A descriptor whose file system refuses O_DIRECT stays buffered: one WARNING names the file,
+     * the file system and the way out, and the method refuses the I/O on it as it would at open.
+     * Does not flush: a method that bypasses the page cache flushes a descriptor before its first
+     * direct read (a storage-manager fdatasync here would consume a write-back error the next
+     * checkpoint's fsync must see). Any thread; one switch at a time (the buffer manager's swap).
      */
     public void setDirectIo(boolean directIo) {
-        this.directIo = directIo;
+        this.directIo = directIo; // volatile: every open from now on sees it (opens take the relation's lock)
+        List<SmgrRelation> all = relations();
+        try (Arena a = Arena.ofConfined()) {
+            CallState cs = CallState.allocate(a);
+            for (SmgrRelation r : all) {
+                for (String refused : r.switchDirect(cs, directIo)) {
+                    LOG.log(System.Logger.Level.WARNING, refused);
+                }
+            }
+        }
     }
 
     /**

@@ -253,9 +253,7 @@ public final class Soak {
             next = (next + 1) % methods.size();
             IoMethod m = methods.get(next);
             try {
-                core.aio().swapMethod(m, TimeUnit.SECONDS.toNanos(10));
-                core.pool().methodSwapped();
-                core.storage().setDirectIo(m.bypassesPageCache());
+                core.swapMethod(m, TimeUnit.SECONDS.toNanos(10)); // the storage manager's O_DIRECT switched in order
                 swaps.incrementAndGet();
             } catch (RuntimeException e) {
                 problems.add("swap to io_method=" + m.name() + ": " + e.getMessage());

@@ -220,7 +220,7 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
                 if (h.op() != IoHandle.OP_WRITEV) {
                     finish(h, t, perform(h));
                 } else {
-                    long r = writePrefix(h, Math.min(4096, h.length()));
+                    long r = writeTorn(h);
                     finish(h, t, r < 0 ? (int) r : (int) h.length()); // the lie a crash leaves behind
                 }
             }
@@ -263,6 +263,34 @@ public final class FaultInjectingMethod extends ForwardingIoMethod implements Au
                 left -= len;
             }
             return (int) Posix.pwritev(callState.get(), h.fd(), iovs, n, h.offset());
+        }
+    }
+
+    /**
+     * A torn write: the write's first page reaches the file only in its first 4 KiB, every later
+     * page whole. Returns the last pwritev's result (negative: -errno). So one page is torn, as by a
+     * crash during its write, and no page the write carried is silently left stale. Allocates: a
+     * fault's path.
+     */
+    private int writeTorn(IoHandle h) {
+        int r = writePrefix(h, Math.min(4096, h.length()));
+        if (r < 0 || h.length() <= 8192) {
+            return r;
+        }
+        try (Arena a = Arena.ofConfined()) { // the rest, from the second page on
+            MemorySegment iovs = Iovec.allocate(a, h.iovcnt());
+            int n = 0;
+            long skip = 8192;
+            for (int i = 0; i < h.iovcnt(); i++) {
+                long base = Iovec.base(h.iovecs(), i);
+                long len = Iovec.length(h.iovecs(), i);
+                long cut = Math.min(skip, len);
+                skip -= cut;
+                if (len > cut) {
+                    Iovec.set(iovs, n++, base + cut, len - cut);
+                }
+            }
+            return (int) Posix.pwritev(callState.get(), h.fd(), iovs, n, h.offset() + 8192);
         }
     }
 

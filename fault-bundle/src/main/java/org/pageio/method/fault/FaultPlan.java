@@ -27,9 +27,9 @@ public record FaultPlan(List<Rule> rules) {
          */
         SHORT_WRITE,
         /**
-         * Write only the first 4 KiB of a write's first page and report the whole write done: the
-         * page is torn on disk as by a crash in the middle of its write, and only its checksum can
-         * tell.
+         * Write only the first 4 KiB of a write's first page, the write's later pages whole, and
+         * report the whole write done: that one page is torn on disk as by a crash in the middle of
+         * its write, and only its checksum can tell; no other page is left stale.
          */
         TORN_WRITE,
         /** Perform it on another thread after {@code delayMillis}. */

@@ -40,6 +40,7 @@ public final class FaultRig implements AutoCloseable {
         dir = Files.createTempDirectory("pageio-fault-" + delegate.name() + "-");
         method = new FaultInjectingMethod(delegate, plan, 42);
         bufmgr = BufferManagerCore.open(dir, settings, method);
+        bufmgr.storage().setDirectIo(method.bypassesPageCache()); // as the component opens files for the method
         smgr = bufmgr.storage();
         aio = bufmgr.aio();
         pool = bufmgr.pool();

@@ -51,6 +51,43 @@ public final class PatternRelation {
         Page.setChecksum(page, block);
     }
 
+    /**
+     * Writes generation {@code gen} (1 and up; 0 is the page {@link #fill} wrote) of block
+     * {@code block} of {@code rel} into the payload of {@code page}, leaving its header: the number
+     * in the payload's first four bytes, every other byte derived from relation, block and
+     * generation. The checksum is the writer's (the buffer manager sets it at write time).
+     */
+    public static void fillGeneration(long rel, long block, int gen, MemorySegment page) {
+        page.set(ValueLayout.JAVA_INT_UNALIGNED, Page.HEADER_SIZE, gen);
+        for (int i = Page.HEADER_SIZE + 4; i < BLCKSZ; i++) {
+            page.set(ValueLayout.JAVA_BYTE, i, expected(rel, block, gen, i));
+        }
+    }
+
+    /**
+     * The generation {@code page} holds of block {@code block} of {@code rel}: 0 for the page
+     * {@link #fill} wrote, the number {@link #fillGeneration} wrote, or -1 when any byte is wrong.
+     */
+    public static int generation(long rel, long block, MemorySegment page) {
+        if (wrongBytes(rel, block, page) == 0) {
+            return 0;
+        }
+        int gen = page.get(ValueLayout.JAVA_INT_UNALIGNED, Page.HEADER_SIZE);
+        if (gen < 1) {
+            return -1;
+        }
+        for (int i = Page.HEADER_SIZE + 4; i < BLCKSZ; i++) {
+            if (page.get(ValueLayout.JAVA_BYTE, i) != expected(rel, block, gen, i)) {
+                return -1;
+            }
+        }
+        return gen;
+    }
+
+    private static byte expected(long rel, long block, int gen, int i) {
+        return (byte) (expected(rel, block, i) ^ (gen * 0x9D) ^ (gen >>> 8));
+    }
+
     /** Number of bytes of {@code page} that differ from block {@code block} of {@code rel} (0 = right). */
     public static int wrongBytes(long rel, long block, MemorySegment page) {
         int wrong = 0;
