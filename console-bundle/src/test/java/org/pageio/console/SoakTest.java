@@ -44,6 +44,8 @@ class SoakTest {
             assertTrue(r.pagesChecked() > 1000, "pages checked: " + r);
             assertTrue(r.writes() > 0 && r.reads() > 0, r.toString());
             assertEquals(0, r.wrongPages());
+            assertEquals(0, r.leakedPins(), r.toString());
+            assertEquals(0, r.leakedHandles(), r.toString());
         } finally {
             direct.close();
             worker.close();

@@ -57,17 +57,19 @@ public final class Soak {
 
     /** What the soak did and found; {@link #ok()} when nothing was wrong. */
     public record Result(long millis, List<String> methods, long reads, long writes, long pagesChecked, long wrongPages,
-            long errorsRetried, long faultsInjected, long swaps, long checkpoints, long hangWarnings, List<String> problems) {
+            long errorsRetried, long faultsInjected, long swaps, long checkpoints, long hangWarnings, long leakedPins,
+            long leakedHandles, List<String> problems) {
         public boolean ok() {
-            return wrongPages == 0 && hangWarnings == 0 && problems.isEmpty();
+            return wrongPages == 0 && hangWarnings == 0 && leakedPins == 0 && leakedHandles == 0 && problems.isEmpty();
         }
 
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "soak: %s after %.1f s over %s: %,d I/Os (%,d reads, %,d writes), %,d pages checked,"
                     + " %,d wrong, %,d errors reported and retried, %,d faults injected, %,d method swaps, %,d checkpoints,"
-                    + " %,d hang warnings%s", ok() ? "OK" : "FAILED", millis / 1000.0, String.join(", ", methods), reads + writes,
-                    reads, writes, pagesChecked, wrongPages, errorsRetried, faultsInjected, swaps, checkpoints, hangWarnings,
+                    + " %,d hang warnings, %,d leaked pins, %,d leaked I/O handles%s", ok() ? "OK" : "FAILED", millis / 1000.0,
+                    String.join(", ", methods), reads + writes, reads, writes, pagesChecked, wrongPages, errorsRetried, faultsInjected,
+                    swaps, checkpoints, hangWarnings, leakedPins, leakedHandles,
                     problems.isEmpty() ? "" : "; problems: " + problems);
         }
     }
@@ -110,6 +112,8 @@ public final class Soak {
                 .segmentBlocks(64).build();
         long reads;
         long writes;
+        long leakedPins;
+        long leakedHandles;
         try (BufferManagerCore core = BufferManagerCore.open(o.dir(), settings, faulty.get(0))) {
             core.storage().setDirectIo(faulty.get(0).bypassesPageCache());
             SmgrRelation rel = core.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, REL));
@@ -150,6 +154,9 @@ public final class Soak {
                 }
             }
             core.stopBackgroundWriter();
+            // every session has closed: no buffer may stay pinned, no handle busy, no session open
+            leakedPins = core.pool().pinnedBuffers();
+            leakedHandles = core.aio().snapshot().size() + core.aio().openSessions().size();
             core.checkpoint();
             reads = core.stats().total(StatIo.Column.READS);
             writes = core.stats().total(StatIo.Column.WRITES);
@@ -160,7 +167,7 @@ public final class Soak {
         }
         return new Result(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), names, reads, writes, checked.get(),
                 wrong.get(), retried.get(), injected(faulty), swaps.get(), checkpoints.get(),
-                AioContext.hangWarnings() - hangs0, List.copyOf(problems));
+                AioContext.hangWarnings() - hangs0, leakedPins, leakedHandles, List.copyOf(problems));
     }
 
     private void load(BufferManagerCore core, SmgrRelation rel) throws IOException {
