@@ -396,12 +396,17 @@ public final class SmgrRelation implements IoTarget {
     /** Segments from 64 on, guarded by itself. */
     private final java.util.BitSet dirtyHigh = new java.util.BitSet();
 
-    /** Remembers that segment {@code seg} was written and needs an fsync at the next checkpoint. */
+    /**
+     * Remembers that segment {@code seg} was written and needs an fsync at the next checkpoint. Any
+     * thread; no allocation for segments below 64.
+     */
     public void registerDirtySegment(long seg) {
         if (seg < 64) {
             long bit = 1L << seg;
-            if ((dirtyLow.get() & bit) == 0) {
-                dirtyLow.getAndUpdate(v -> v | bit);
+            for (long v = dirtyLow.get(); (v & bit) == 0; v = dirtyLow.get()) { // no allocation: write completions call it
+                if (dirtyLow.compareAndSet(v, v | bit)) {
+                    return;
+                }
             }
             return;
         }
