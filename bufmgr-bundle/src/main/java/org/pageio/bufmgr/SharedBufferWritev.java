@@ -14,8 +14,8 @@ import org.pageio.posix.Errno;
  *
  * <p>completeShared (any thread): the blocks the kernel wrote become clean; the others (an errno,
  * or a short write, counted as ENOSPC as md.c does) stay dirty with the errno in
- * {@code writeErrno[]}, to be written again by the next write-back or checkpoint; the segment of
- * the blocks written is registered for an fsync again. Either way the
+ * {@code writeErrno[]}, to be written again by the next write-back or checkpoint; the blocks written
+ * become UNSYNCED, and their segment is registered for an fsync again. Either way the
  * write's pin is dropped and IO_IN_PROGRESS cleared. A failure is logged at once naming relation,
  * blocks and errno: the issuer (eviction, background writer) may never look. Never throws, never
  * allocates on success.
