@@ -10,7 +10,7 @@ import org.pageio.bufmgr.stats.StatIo.IoContext;
  * before the next round (the allocations of the last round, smoothed, times
  * {@code bgwriter_lru_multiplier}) and scans ahead of the clock hand writing back dirty buffers
  * with usage count 0 and no pins, asynchronously and combined, until that many reusable (clean,
- * unpinned, usage 0) buffers lie ahead of the hand or {@code bgwriter_lru_maxpages} were written
+ * durable, unpinned, usage 0) buffers lie ahead of the hand or {@code bgwriter_lru_maxpages} were written
  * this round. So backends find clean victims and seldom write. Its session's kind is
  * {@code background writer} in stat_io. {@code bgwriter_lru_maxpages = 0} disables it.
  *
@@ -135,7 +135,8 @@ final class BackgroundWriter implements AutoCloseable {
 
     /**
      * The LRU scan of one round: from the clock hand, counts reusable buffers (unpinned, usage 0,
-     * clean) and starts writes of dirty ones (unpinned, usage 0) until {@code target} reusable
+     * clean, their last write durable: a written one is reusable only once an fsync covered it,
+     * which this writer does not run) and starts writes of dirty ones (unpinned, usage 0) until {@code target} reusable
      * buffers lie ahead or {@code maxPages} blocks were written. Returns the blocks written.
      */
     static long lruScan(BufferPool pool, BufferWriter w, int target, int maxPages) throws Exception {
@@ -150,7 +151,9 @@ final class BackgroundWriter implements AutoCloseable {
                 continue;
             }
             if ((s & BufferPool.DIRTY) == 0) {
-                reusable++;
+                if ((s & BufferPool.UNSYNCED) == 0 || pool.settleUnsynced(buf, s)) {
+                    reusable++; // a written buffer not yet durable is not reusable: the sweep passes it over too
+                }
             } else if (w.writeBack(buf, IoContext.NORMAL) == IoHandle.NO_WAIT_REF) {
                 continue;
             }

@@ -6,6 +6,7 @@ import static org.pageio.bufmgr.BufferPool.IO_IN_PROGRESS;
 import static org.pageio.bufmgr.BufferPool.MAX_USAGE;
 import static org.pageio.bufmgr.BufferPool.REFCOUNT_ONE;
 import static org.pageio.bufmgr.BufferPool.TAG_VALID;
+import static org.pageio.bufmgr.BufferPool.UNSYNCED;
 import static org.pageio.bufmgr.BufferPool.USAGE_MASK;
 import static org.pageio.bufmgr.BufferPool.USAGE_ONE;
 import static org.pageio.bufmgr.BufferPool.VALID;
@@ -63,9 +64,10 @@ final class BufferAlloc {
             // Publish the tag while nobody can find the buffer (pinned by us, not yet mapped).
             pool.tags[victim] = key;
             pool.writeErrno[victim] = 0;
+            pool.writtenEpoch[victim] = 0;
             for (;;) {
                 long s = pool.state(victim);
-                long n = (s & ~(VALID | IO_ERROR | DIRTY | USAGE_MASK)) | TAG_VALID | USAGE_ONE;
+                long n = (s & ~(VALID | IO_ERROR | DIRTY | UNSYNCED | USAGE_MASK)) | TAG_VALID | USAGE_ONE;
                 if (pool.casState(victim, s, n)) {
                     break;
                 }
@@ -88,11 +90,23 @@ final class BufferAlloc {
 
     /**
      * A buffer pinned once by the caller with no tag: from the strategy ring if it can be reused,
-     * else by clock sweep. A valid victim is evicted (written first if dirty).
+     * else by clock sweep. A valid victim is evicted (written first if dirty). A victim whose last
+     * write is not yet durable is not taken: when the sweep meets too many, or a ring's buffer is
+     * one, this session fsyncs that relation first ({@link BufferPool#syncForReuse}).
      */
     private int claimVictim(BufferSession session, BufferAccessStrategy strategy) throws PosixException {
         int dirtyVictims = 0;
+        session.sweepUnsynced = 0;
+        session.sweepUnsyncedRelation = -1;
+        int unsyncedLimit = unsyncedVictimsSkipped(pool.nbuffers());
         for (;;) {
+            if (session.sweepUnsynced >= unsyncedLimit) {
+                // This allocation met only written buffers not yet durable: fsync the relation of
+                // the first, then sweep again (also when another sync of it ran meanwhile).
+                pool.syncForReuse(session, pool.storage().relation(session.sweepUnsyncedRelation), false);
+                session.sweepUnsynced = 0;
+                session.sweepUnsyncedRelation = -1;
+            }
             int buf = -1;
             boolean reuse = false;
             if (strategy != null) {
@@ -101,10 +115,19 @@ final class BufferAlloc {
                 if (candidate >= 0 && pool.tryPinUnused(candidate, 1)) {
                     buf = candidate;
                     reuse = true;
+                    long s = pool.state(buf);
+                    if ((s & (UNSYNCED | DIRTY)) == UNSYNCED && !pool.settleUnsynced(buf, s) && !reuseRingBuffer(session, buf)) {
+                        pool.unpin(buf); // its relation is being synced by someone else: the sweep's turn
+                        buf = -1;
+                        reuse = false;
+                    }
                 }
             }
             if (buf < 0) {
-                buf = clockSweep(session);
+                buf = clockSweep(session, unsyncedLimit);
+                if (buf == SWEEP_UNSYNCED) {
+                    continue; // synced at the top of the loop
+                }
                 if (buf < 0) {
                     // Every buffer is pinned, some by I/O in flight: wait for one, sweep again.
                     session.io().awaitRef(session.sweepBusyRef);
@@ -129,8 +152,42 @@ final class BufferAlloc {
             if (evict(session, buf, strategy, reuse)) {
                 return buf;
             }
+            long s = pool.state(buf);
+            if ((s & (UNSYNCED | DIRTY | IO_IN_PROGRESS)) == UNSYNCED) { // written just now: counts as the sweep's
+                noteUnsynced(session, pool.tags[buf]); // pinned: the tag is stable
+            }
             pool.unpin(buf);
         }
+    }
+
+    /** A victim passed over because its last write is not yet durable; {@code tag} read after its state. */
+    private static void noteUnsynced(BufferSession session, long tag) {
+        if (tag < 0) {
+            return; // retagged meanwhile: not one
+        }
+        if (session.sweepUnsyncedRelation < 0) {
+            session.sweepUnsyncedRelation = BufferPool.tagRelation(tag);
+        }
+        session.sweepUnsynced++;
+    }
+
+    /**
+     * A ring's own buffer, pinned by the caller, whose last write (the ring's, a lap ago) is not yet
+     * durable: fsyncs its relation, which makes the whole lap durable, unless another sync of it
+     * runs. Returns whether the buffer is reusable now.
+     */
+    private boolean reuseRingBuffer(BufferSession session, int buf) throws PosixException {
+        SmgrRelation rel = pool.storage().relation(BufferPool.tagRelation(pool.tags[buf])); // pinned: the tag is stable
+        try {
+            if (!pool.syncForReuse(session, rel, false)) {
+                return false;
+            }
+        } catch (PosixException | RuntimeException e) {
+            pool.unpin(buf);
+            throw e;
+        }
+        long s = pool.state(buf);
+        return (s & UNSYNCED) == 0 || pool.settleUnsynced(buf, s);
     }
 
     /** The hibernating background writer, or null (PostgreSQL's {@code bgwprocno}). */
@@ -156,16 +213,33 @@ final class BufferAlloc {
     /** Dirty victims the clock sweep passes over (their writes started) before it waits for one. */
     static final int MAX_DIRTY_VICTIMS_SKIPPED = 16;
 
+    /** {@link #clockSweep}: every candidate met was written but not yet durable. */
+    static final int SWEEP_UNSYNCED = -2;
+
     /**
-     * PostgreSQL 19's clock sweep: CAS-pin the first unpinned buffer whose usage count is 0. When
-     * every buffer is pinned but some are under I/O, returns -1 with the wait reference of one such
-     * I/O (its completion drops its pin) in {@code session.sweepBusyRef}, instead of failing.
+     * Written-but-unsynced candidates one sweep passes over before it asks for an fsync: an eighth
+     * of the pool, at least 16 (all of a smaller pool).
      */
-    private int clockSweep(BufferSession session) {
-        int tries = pool.nbuffers() * (MAX_USAGE + 1) + 1;
+    static int unsyncedVictimsSkipped(int nbuffers) {
+        return Math.min(nbuffers, Math.max(16, nbuffers >>> 3));
+    }
+
+    /**
+     * PostgreSQL 19's clock sweep: CAS-pin the first unpinned buffer whose usage count is 0 and
+     * whose last write is durable. A written buffer not yet covered by an fsync counts as in use
+     * (dirty until durable) and is noted in {@code session.sweepUnsynced} (the relation of the
+     * first in {@code session.sweepUnsyncedRelation}); once this allocation noted
+     * {@code unsyncedLimit}, or a whole sweep found no victim but such buffers, returns
+     * {@link #SWEEP_UNSYNCED}. When every buffer is pinned but some are under I/O, returns -1 with
+     * the wait reference of one such I/O (its completion drops its pin) in
+     * {@code session.sweepBusyRef}, instead of failing.
+     */
+    private int clockSweep(BufferSession session, int unsyncedLimit) {
+        int n = pool.nbuffers();
+        int tries = n * (MAX_USAGE + 1) + 1;
         long busyRef = IoHandle.NO_WAIT_REF;
         for (int i = 0; i < tries; i++) {
-            int buf = (int) Math.floorMod(nextVictim.getAndIncrement(), (long) pool.nbuffers());
+            int buf = (int) Math.floorMod(nextVictim.getAndIncrement(), (long) n);
             long s = pool.state(buf);
             if (refcount(s) != 0) {
                 if ((s & IO_IN_PROGRESS) != 0 && busyRef == IoHandle.NO_WAIT_REF) {
@@ -177,11 +251,25 @@ final class BufferAlloc {
                 pool.casState(buf, s, s - USAGE_ONE);
                 continue;
             }
+            if ((s & (UNSYNCED | DIRTY)) == UNSYNCED) { // written, clean; for the others a test of the state read above
+                if (!pool.settleUnsynced(buf, s)) {
+                    noteUnsynced(session, pool.tags[buf]); // after the state read
+                    if (session.sweepUnsynced >= unsyncedLimit) {
+                        return SWEEP_UNSYNCED;
+                    }
+                    continue;
+                }
+                s &= ~UNSYNCED; // the CAS above cleared exactly that
+            } // a dirty one is written first (below, by the caller); its write sets UNSYNCED anew
             if (pool.casState(buf, s, s + REFCOUNT_ONE)) {
                 pool.allocations.getAndIncrement();
                 wakeBgWriter();
                 return buf;
             }
+        }
+        if (session.sweepUnsynced > 0) {
+            session.sweepUnsynced = unsyncedLimit; // a lap without a victim: sync now
+            return SWEEP_UNSYNCED;
         }
         if (busyRef != IoHandle.NO_WAIT_REF) {
             session.sweepBusyRef = busyRef;

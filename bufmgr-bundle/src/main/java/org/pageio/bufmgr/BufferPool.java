@@ -25,8 +25,14 @@ import org.pageio.posix.PosixException;
  * <pre>
  *  bits  0..17  pin count (shared; one per pin, plus one held by the AIO subsystem while a read is in flight)
  *  bits 18..21  usage count, 0..5 (ring buffers at most 1)
- *  bit  22 DIRTY   23 VALID   24 TAG_VALID   25 IO_IN_PROGRESS   26 IO_ERROR   27 LOCKED
+ *  bit  22 DIRTY   23 VALID   24 TAG_VALID   25 IO_IN_PROGRESS   26 IO_ERROR   27 LOCKED   28 UNSYNCED
  * </pre>
+ * UNSYNCED: the page's last write may not be durable yet. Set by the completion of a successful
+ * write in the CAS that clears DIRTY; cleared by CAS ({@link #settleUnsynced}) once a good fsync
+ * covered that write ({@code writtenEpoch[b]} ≤ the relation's synced epoch) or the relation was
+ * marked not durable, and when the buffer is dropped with its relation. A buffer with it is not
+ * evicted: a failed fsync can always be repaired from shared buffers (dirty until durable). A
+ * buffer without it was never written since it took its identity, or its last write is durable.
  * IO_IN_PROGRESS on a VALID buffer is a write (reads only fill buffers that are not valid).
  * LOCKED is the content lock a modifier holds ({@link BufferSession#beginModify}); a write
  * claims only unlocked buffers and a modifier waits for a write in flight, so the page image a
@@ -67,8 +73,11 @@ public final class BufferPool implements AutoCloseable {
     static final long IO_ERROR = 1L << 26;
     /** Content lock for modification; see {@link BufferWriter} for the write rules. */
     static final long LOCKED = 1L << 27;
+    /** Written, but not yet known durable: not reusable for another block (see the class comment). */
+    static final long UNSYNCED = 1L << 28;
 
     static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
 
     private final BufMgrSettings settings;
     private final StorageManager smgr;
@@ -98,6 +107,8 @@ public final class BufferPool implements AutoCloseable {
     final long[] writtenEpoch;
     /** Victims claimed by the clock sweep, for the background writer's estimate. */
     final AtomicLong allocations = new AtomicLong();
+    /** Relation syncs sessions ran to get written buffers back ({@link #syncForReuse}). */
+    private final java.util.concurrent.atomic.LongAdder reuseSyncs = new java.util.concurrent.atomic.LongAdder();
     /** One checkpoint at a time. */
     final Object checkpointLock = new Object();
     /** Set by the first {@link #close}. */
@@ -435,13 +446,18 @@ public final class BufferPool implements AutoCloseable {
      * <p><b>Dirty buffers are written first</b>, through {@code session}'s write-back, and waited
      * for, as PostgreSQL does (it flushes, then invalidates): refusing would make the operation
      * useless after any modification, and discarding would lose data ({@code DropRelationBuffers}
-     * discards only because the relation is gone). A buffer whose write fails stays, dirty, and is
-     * counted as skipped. Pinned buffers and buffers under I/O are skipped, never waited for.
+     * discards only because the relation is gone). <b>Then the relations whose written pages are
+     * not yet durable are fsynced</b> ({@link #syncForReuse}, waiting for a checkpoint's fsync of
+     * the same relation), and those pages dropped too: a page leaves shared buffers only once its
+     * write is durable. A buffer whose write fails stays, dirty, and is counted as skipped, as is
+     * one whose relation's segment could not be opened for the fsync. Pinned buffers and buffers
+     * under I/O are skipped, never waited for. Call it holding no content lock.
      *
      * <p>Runs in the calling thread (the thread of {@code session}); concurrent sessions are
-     * safe: a buffer is dropped only by the CAS from "pinned once by us, clean, not under I/O,
-     * not locked" to untagged, the same rule as eviction, so a session that pins it first keeps
-     * it. Not counted as evictions in {@code stat_io} (as PostgreSQL does not), writes are.
+     * safe: a buffer is dropped only by the CAS from "pinned once by us, clean, durable, not under
+     * I/O, not locked" to untagged, the same rule as eviction, so a session that pins it first
+     * keeps it. Not counted as evictions in {@code stat_io} (as PostgreSQL does not), writes and
+     * fsyncs are.
      *
      * @throws PosixException when a dirty buffer's segment file cannot be opened (buffers
      *         handled before it stay dropped)
@@ -451,6 +467,8 @@ public final class BufferPool implements AutoCloseable {
         int skipped = 0;
         BufferWriter writer = session.writer();
         long written = writer.blocksIssued;
+        java.util.BitSet unsyncedRelations = null; // relations to fsync; buffers waiting for it
+        java.util.BitSet unsyncedBuffers = null;
         for (int buf = 0; buf < nbuffers; buf++) {
             if ((state(buf) & TAG_VALID) == 0) {
                 continue; // empty
@@ -465,8 +483,16 @@ public final class BufferPool implements AutoCloseable {
                 for (int attempt = 0; attempt < 2 && (state(buf) & DIRTY) != 0; attempt++) {
                     writer.writeVictim(buf, null, true);
                 }
+                long s = state(buf);
                 if (dropPinnedOnce(buf)) {
                     evicted++;
+                } else if ((s & (TAG_VALID | DIRTY | UNSYNCED)) == (TAG_VALID | UNSYNCED)) {
+                    if (unsyncedRelations == null) {
+                        unsyncedRelations = new java.util.BitSet();
+                        unsyncedBuffers = new java.util.BitSet(nbuffers);
+                    }
+                    unsyncedRelations.set(tagRelation(tags[buf])); // pinned: the tag is stable
+                    unsyncedBuffers.set(buf);
                 } else if ((state(buf) & TAG_VALID) != 0) {
                     skipped++; // still dirty (the write failed), or pinned or locked meanwhile
                 }
@@ -474,31 +500,140 @@ public final class BufferPool implements AutoCloseable {
                 unpin(buf);
             }
         }
+        if (unsyncedRelations != null) {
+            for (int id = unsyncedRelations.nextSetBit(0); id >= 0; id = unsyncedRelations.nextSetBit(id + 1)) {
+                try {
+                    syncForReuse(session, smgr.relation(id), true);
+                } catch (PosixException e) {
+                    LOG.log(System.Logger.Level.WARNING, "evicting every buffer: " + e.getMessage()
+                            + "; the written pages of that relation stay in shared buffers until an fsync covers them");
+                }
+            }
+            for (int buf = unsyncedBuffers.nextSetBit(0); buf >= 0; buf = unsyncedBuffers.nextSetBit(buf + 1)) {
+                if ((state(buf) & TAG_VALID) == 0) {
+                    continue; // dropped meanwhile
+                }
+                if (!tryPinUnused(buf, MAX_USAGE)) {
+                    skipped++;
+                    continue;
+                }
+                try {
+                    if (dropPinnedOnce(buf)) {
+                        evicted++;
+                    } else if ((state(buf) & TAG_VALID) != 0) {
+                        skipped++;
+                    }
+                } finally {
+                    unpin(buf);
+                }
+            }
+        }
         return new EvictAllResult(evicted, (int) (writer.blocksIssued - written), skipped);
     }
 
     /**
-     * Untags {@code buf} if the caller's pin is its only one and it is clean, idle and unlocked
-     * (eviction's rule, also used by {@link #evictAll}); false otherwise, or if it has no tag.
+     * Untags {@code buf} if the caller's pin is its only one and it is clean, idle, unlocked and
+     * its last write is durable (eviction's rule, also used by {@link #evictAll}); false otherwise,
+     * or if it has no tag.
      */
     boolean dropPinnedOnce(int buf) {
         long s = state(buf);
-        if ((s & TAG_VALID) == 0 || refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED)) != 0) {
+        if ((s & UNSYNCED) != 0) {
+            if (!settleUnsynced(buf, s)) {
+                return false; // written, not yet durable: it stays until an fsync covers it
+            }
+            s = state(buf);
+        }
+        if ((s & TAG_VALID) == 0 || refcount(s) != 1 || (s & (DIRTY | IO_IN_PROGRESS | LOCKED | UNSYNCED)) != 0) {
             return false;
         }
         long oldTag = tags[buf];
-        // CAS (volatile) from "pinned only by us, clean": a reader pinning after it sees no tag.
+        // CAS (volatile) from "pinned only by us, clean, durable": a reader pinning after it sees no tag.
         if (!casState(buf, s, s & ~(TAG_VALID | VALID | IO_ERROR | USAGE_MASK))) {
             return false;
         }
         mapping.remove(oldTag, buf);
         tags[buf] = -1;
-        long written = writtenEpoch[buf];
-        if (written != 0) { // its last write leaves with it: a failed fsync can no longer be repaired from here
-            writtenEpoch[buf] = 0;
-            smgr.relation(tagRelation(oldTag)).leftBuffersUnsynced(written);
-        }
+        writtenEpoch[buf] = 0; // published with the tag by the next state CAS
         return true;
+    }
+
+    /**
+     * For a buffer whose state {@code s} has UNSYNCED: clears the bit by CAS when the page's last
+     * write needs no fsync any more ({@link SmgrRelation#settled}). Returns true when it did, false
+     * when the write is not yet durable or the state changed meanwhile (look again later). Any
+     * thread; the tag and the epoch are read after the state (acquire); no lock, no allocation.
+     */
+    boolean settleUnsynced(int buf, long s) {
+        long tag = tags[buf];
+        if (tag < 0 || !smgr.relation(tagRelation(tag)).settled(writtenEpoch[buf])) {
+            return false;
+        }
+        return casState(buf, s, s & ~UNSYNCED);
+    }
+
+    /** Whether buffer {@code buf}'s last write is not yet known durable (for tests and views). */
+    public boolean isUnsynced(int buf) {
+        return (state(buf) & UNSYNCED) != 0;
+    }
+
+    /**
+     * Relation fsyncs that sessions ran to get written buffers back: the clock sweep or a ring that
+     * found only such victims, and {@link #evictAll} (also counted as fsyncs in stat_io, under the
+     * session's kind).
+     */
+    public long reuseSyncs() {
+        return reuseSyncs.sum();
+    }
+
+    /** How long {@link #syncForReuse} without {@code wait} waits for another sync of the relation. */
+    static final long SYNC_BUSY_WAIT_NANOS = 2_000_000;
+
+    /**
+     * Makes the written buffers of {@code rel} reusable: fsyncs its registered segments under the
+     * relation's sync lock, with the epoch rule and the checkpoint's repair of a failed fsync
+     * ({@link Checkpointer#syncRelation}). When another sync of the relation holds the lock (a
+     * checkpoint's, another session's), it waits for it and returns true without an fsync of its
+     * own (that sync made what it covered reusable; the caller looks again), and with {@code wait}
+     * false it waits at most {@link #SYNC_BUSY_WAIT_NANOS} and then returns false: a session that
+     * may hold a content lock never waits without a deadline for a sync (a repair waits for content
+     * locks, for a bounded time too). When the fsync fails and cannot be repaired,
+     * the relation is marked not durable (one WARNING) and its buffers become reusable: nothing
+     * can make their writes durable any more, and keeping them would only shrink the pool.
+     *
+     * @throws PosixException naming the file when a segment cannot be opened (nothing is reported
+     *         durable; the buffers stay)
+     */
+    boolean syncForReuse(BufferSession session, SmgrRelation rel, boolean wait) throws PosixException {
+        java.util.concurrent.locks.ReentrantLock lock = rel.syncLock();
+        boolean contended = !lock.tryLock();
+        if (contended) {
+            if (wait) {
+                lock.lock();
+            } else {
+                try {
+                    if (!lock.tryLock(SYNC_BUSY_WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                        return false;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        try {
+            if (!contended && rel.fsyncFailure() == null) {
+                reuseSyncs.increment();
+                Checkpointer.FsyncFailure why = Checkpointer.syncRelation(this, session, rel, null);
+                if (why != null) {
+                    LOG.log(System.Logger.Level.WARNING, why.message() + " (an fsync a " + session.io().kind()
+                            + " session ran to reuse its buffers; they are reusable again)");
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ------------------------------------------------------------------ buffer I/O claims

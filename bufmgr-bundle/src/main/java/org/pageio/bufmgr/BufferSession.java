@@ -41,6 +41,12 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     private BufferWriter writer;
     /** Set by the clock sweep when it found only buffers pinned by I/O: one such I/O's wait reference. */
     long sweepBusyRef = IoHandle.NO_WAIT_REF;
+    /**
+     * Victims the current allocation passed over because their last write is not yet durable, and
+     * the relation of the first (-1: none); the clock sweep's, reset per allocation.
+     */
+    int sweepUnsynced;
+    int sweepUnsyncedRelation = -1;
 
     BufferSession(BufferPool pool, IoSession io, int kind) {
         this.pool = pool;

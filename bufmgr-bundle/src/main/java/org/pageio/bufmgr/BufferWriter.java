@@ -87,7 +87,11 @@ final class BufferWriter {
         }
     }
 
-    /** Ends a write of {@code buf}: clean on errno 0, else still dirty with the errno kept. Any thread. */
+    /**
+     * Ends a write of {@code buf}: on errno 0 clean and UNSYNCED (not reusable until an fsync
+     * covers the epoch recorded here), else still dirty with the errno kept. Any thread. The
+     * caller registered the segment for an fsync again before (see {@link SharedBufferWritev}).
+     */
     static void terminateWrite(BufferPool pool, int buf, int errno) {
         pool.writeErrno[buf] = errno; // published by the CAS below (volatile), as is the epoch
         if (errno == 0) {
@@ -98,7 +102,7 @@ final class BufferWriter {
             long s = pool.state(buf);
             long n = (s & ~BufferPool.IO_IN_PROGRESS) - BufferPool.REFCOUNT_ONE;
             if (errno == 0) {
-                n &= ~BufferPool.DIRTY;
+                n = (n & ~BufferPool.DIRTY) | BufferPool.UNSYNCED;
             }
             if (pool.casState(buf, s, n)) {
                 return;

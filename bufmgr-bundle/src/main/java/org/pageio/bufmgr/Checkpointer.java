@@ -28,11 +28,12 @@ import org.pageio.posix.PosixException;
  *       one under someone else's write is waited for; one skipped (locked by a modifier) is
  *       written now;</li>
  *   <li>fsyncs every segment registered since the last checkpoint (by any write, and by
- *       extension), through the I/O method's fsync handles, and only then succeeds. A failed
- *       fsync fails the checkpoint naming the file and errno, keeps the segment registered and
- *       marks the relation not durable ({@link SmgrRelation#markFsyncFailed}): every later
- *       checkpoint refuses it without fsyncing it again, and its pages cannot be modified; reads
- *       go on.</li>
+ *       extension), through the I/O method's fsync handles, relation by relation under its sync
+ *       lock ({@link #syncRelation}, which sessions needing buffers back use too), and only then
+ *       succeeds. A failed fsync is repaired from shared buffers when it can be; else it fails the
+ *       checkpoint naming the file and errno, keeps the segment registered and marks the relation
+ *       not durable ({@link SmgrRelation#markFsyncFailed}): every later checkpoint refuses it
+ *       without fsyncing it again, and its pages cannot be modified; reads go on.</li>
  * </ol>
  * A buffer dirtied again after its write is left for the next checkpoint.
  */
@@ -63,7 +64,7 @@ final class Checkpointer {
                 int failed = 0;
                 for (long tag : tags) {
                     try {
-                        verifyWritten(pool, w, tag);
+                        verifyWritten(pool, w, tag, 0);
                     } catch (AioException e) { // the others are still written; the first is reported
                         failed++;
                         first = first == null ? e : first;
@@ -100,18 +101,22 @@ final class Checkpointer {
         return sorted;
     }
 
-    /** Makes sure the block of {@code tag} was written once since the checkpoint began. */
-    private static void verifyWritten(BufferPool pool, BufferWriter w, long tag) throws IOException {
+    /**
+     * Makes sure the block of {@code tag} was written once since the checkpoint began (or the
+     * repair marked it dirty). Returns false only when {@code deadline} (a nanoTime; 0: none)
+     * passed while a modifier held the page's content lock.
+     */
+    private static boolean verifyWritten(BufferPool pool, BufferWriter w, long tag, long deadline) throws IOException {
         int failures = 0;
         boolean wroteNow = false;
         for (;;) {
             int buf = pool.mapping().lookup(tag);
             if (buf < 0) {
-                return; // evicted, so written clean
+                return true; // evicted, so written clean
             }
             long s = pool.state(buf);
             if ((s & BufferPool.DIRTY) == 0 || pool.tags[buf] != tag) {
-                return;
+                return true;
             }
             if ((s & BufferPool.IO_IN_PROGRESS) != 0) {
                 w.awaitWrite(pool.ioRef(buf), IoContext.NORMAL);
@@ -120,7 +125,7 @@ final class Checkpointer {
             }
             int errno = pool.writeErrno[buf]; // after the state read (acquire)
             if (errno == 0 && wroteNow) {
-                return; // written by us just now, dirtied again since: the next checkpoint's
+                return true; // written by us just now, dirtied again since: the next checkpoint's
             }
             if (errno != 0 && ++failures >= WRITE_ATTEMPTS) {
                 SmgrRelation rel = pool.storage().relation(BufferPool.tagRelation(tag));
@@ -130,6 +135,9 @@ final class Checkpointer {
                         + Errno.message(errno) + ") after " + failures + " attempts; the buffer stays dirty", errno, null);
             }
             if ((s & BufferPool.LOCKED) != 0) {
+                if (deadline != 0 && System.nanoTime() - deadline > 0) {
+                    return false; // the repair holds the relation's sync lock: it does not wait for long
+                }
                 Thread.yield(); // a modifier holds it; a short wait
                 continue;
             }
@@ -147,51 +155,33 @@ final class Checkpointer {
     }
 
     /**
-     * fsyncs every registered segment through the I/O method; returns how many. A relation's fsync
-     * that fails is repaired when it can be: if every write of the relation not yet known durable
-     * still has its page in shared buffers ({@link SmgrRelation#unsyncedWritesAllBuffered}), those
-     * pages are written again and fsynced again. If that fails too, or cannot be done, the relation
-     * is marked not durable: it is not fsynced again (a later fsync could succeed without the pages
-     * the failed one lost), its segments stay registered and every checkpoint fails naming it, after
-     * the other relations were made durable.
+     * fsyncs every registered segment through the I/O method, relation by relation under each
+     * one's sync lock ({@link #syncRelation}); returns how many. A relation already marked not
+     * durable is not fsynced again (a later fsync could succeed without the pages the failed one
+     * lost): its segments stay registered and every checkpoint fails naming it, after the other
+     * relations were made durable.
      */
     private static int syncAll(BufferPool pool, BufferSession session) throws IOException {
         int[] files = {0};
         AioException failed = null;
         for (SmgrRelation rel : pool.storage().relations()) {
-            if (rel.fsyncFailure() != null) {
-                failed = failed != null ? failed : new AioException("checkpoint failed: " + rel.fsyncFailure(), Errno.EIO, null);
-                continue; // its segments stay registered: nothing of it is reported durable
-            }
+            AioException e = null;
+            rel.syncLock().lock(); // held by a session's sync for reuse only for a bounded time
             try {
-                long epoch = pool.storage().nextSyncEpoch();
-                FsyncFailure why = fsyncSegments(pool, session, rel, files);
-                if (why != null && rel.unsyncedWritesAllBuffered()) {
-                    int rewritten = rewriteUnsynced(pool, session, rel);
-                    if (rewritten >= 0 && rel.unsyncedWritesAllBuffered()) { // none left meanwhile either
-                        epoch = pool.storage().nextSyncEpoch();
-                        FsyncFailure again = fsyncSegments(pool, session, rel, files);
-                        if (again == null) {
-                            LOG.log(System.Logger.Level.WARNING, why.message() + "; the " + rewritten + " page(s) of relation "
-                                    + rel.locator() + " written since its last good fsync were written again from shared"
-                                    + " buffers and fsynced again: they are durable");
-                        }
-                        why = again;
+                if (rel.fsyncFailure() != null) {
+                    e = new AioException("checkpoint failed: " + rel.fsyncFailure(), Errno.EIO, null);
+                } else {
+                    FsyncFailure why = syncRelation(pool, session, rel, files);
+                    if (why != null) {
+                        e = new AioException("checkpoint failed: " + why.message(), why.errno(), null);
                     }
                 }
-                if (why != null) {
-                    String message = why.message() + "; relation " + rel.locator() + " is not durable: its writes since"
-                            + " its last checkpoint may be lost, and a later fsync could report success without them, so every"
-                            + " later checkpoint refuses it and its pages cannot be modified; reads go on. Check the device"
-                            + " (dmesg), then restart the buffer manager, or restore the relation";
-                    rel.markFsyncFailed(message);
-                    failed = failed != null ? failed : new AioException("checkpoint failed: " + message, why.errno(), null);
-                } else {
-                    rel.synced(epoch);
-                }
-            } catch (AioException e) {
-                failed = failed != null ? failed : e; // the rest of this relation waits; the others are still made durable
+            } catch (PosixException p) { // the rest of this relation waits; the others are still made durable
+                e = new AioException("checkpoint failed: " + p.getMessage(), p.errno(), p);
+            } finally {
+                rel.syncLock().unlock();
             }
+            failed = failed != null ? failed : e;
         }
         if (failed != null) {
             throw failed;
@@ -199,8 +189,60 @@ final class Checkpointer {
         return files[0];
     }
 
+    /**
+     * fsyncs the registered segments of {@code rel} with the epoch rule: the epoch is taken before
+     * the first fsync, and when every segment succeeds the relation's writes up to it are durable
+     * ({@link SmgrRelation#synced}). A failed fsync is repaired when it can be: if every write of
+     * the relation not yet known durable still has its page in shared buffers
+     * ({@link SmgrRelation#unsyncedWritesAllBuffered}), those pages are written again and fsynced
+     * again. If that fails too, or cannot be done, the relation is marked not durable
+     * ({@link SmgrRelation#markFsyncFailed}) and what happened is returned; null when durable.
+     * The caller holds {@code rel}'s sync lock and checked it is not marked already. Used by
+     * checkpoints and by sessions that need the relation's written buffers back
+     * ({@link BufferPool#syncForReuse}); fsyncs count in stat_io under the session's kind.
+     *
+     * @param files counts the segments fsynced, or null
+     * @throws PosixException when a segment cannot be opened before any fsync failed: that
+     *         segment and the rest stay registered, nothing more is reported durable
+     */
+    static FsyncFailure syncRelation(BufferPool pool, BufferSession session, SmgrRelation rel, int[] files)
+            throws PosixException {
+        long epoch = pool.storage().nextSyncEpoch();
+        FsyncFailure why = fsyncSegments(pool, session, rel, files);
+        if (why == null) {
+            rel.synced(epoch);
+            return null;
+        }
+        if (rel.unsyncedWritesAllBuffered()) {
+            try {
+                int rewritten = rewriteUnsynced(pool, session, rel);
+                if (rewritten >= 0 && rel.unsyncedWritesAllBuffered()) { // none left meanwhile either
+                    long again = pool.storage().nextSyncEpoch();
+                    FsyncFailure second = fsyncSegments(pool, session, rel, files);
+                    if (second == null) {
+                        LOG.log(System.Logger.Level.WARNING, why.message() + "; the " + rewritten + " page(s) of relation "
+                                + rel.locator() + " written since its last good fsync were written again from shared"
+                                + " buffers and fsynced again: they are durable");
+                        rel.synced(again);
+                        return null;
+                    }
+                    why = second;
+                }
+            } catch (IOException e) { // the pages could not be written again: no repair
+                why = new FsyncFailure(why.message() + " (writing its pages again failed: " + e.getMessage() + ")",
+                        why.errno());
+            }
+        }
+        String message = why.message() + "; relation " + rel.locator() + " is not durable: its writes since"
+                + " its last checkpoint may be lost, and a later fsync could report success without them, so every"
+                + " later checkpoint refuses it and its pages cannot be modified; reads go on. Check the device"
+                + " (dmesg), then restart the buffer manager, or restore the relation";
+        rel.markFsyncFailed(message);
+        return new FsyncFailure(message, why.errno());
+    }
+
     /** What a failed fsync said: the file and the error, and the errno. */
-    private record FsyncFailure(String message, int errno) {
+    record FsyncFailure(String message, int errno) {
     }
 
     /**
@@ -209,8 +251,8 @@ final class Checkpointer {
      * that cannot be opened throws, the rest registered again.
      */
     private static FsyncFailure fsyncSegments(BufferPool pool, BufferSession session, SmgrRelation rel, int[] files)
-            throws AioException {
-        int base = StatIo.base(pool.stats().kind("checkpointer"), IoObject.RELATION, IoContext.NORMAL);
+            throws PosixException {
+        int base = StatIo.base(session.kind(), IoObject.RELATION, IoContext.NORMAL);
         boolean timing = pool.settings().trackIoTiming();
         IoReturn ret = new IoReturn();
         long[] segs = rel.takeDirtySegments();
@@ -236,12 +278,14 @@ final class Checkpointer {
                     return new FsyncFailure("could not fsync file " + rel.segmentPath(first) + ": " + Errno.name(errno)
                             + " (" + Errno.message(errno) + ")", errno);
                 }
-                files[0]++;
+                if (files != null) {
+                    files[0]++;
+                }
             } catch (PosixException e) {
                 for (int j = i; j < segs.length; j++) {
                     rel.registerDirtySegment(segs[j]);
                 }
-                throw new AioException("checkpoint failed: " + e.getMessage(), e.errno(), e);
+                throw e;
             }
         }
         return null;
@@ -250,8 +294,9 @@ final class Checkpointer {
     /**
      * After a failed fsync of {@code rel}: marks every page of it written since its last good fsync
      * dirty again and writes it (waiting for writes of it in flight first), so that the next fsync
-     * covers them anew. Returns how many, or -1 when a page's I/O in another session did not end
-     * within a second (then nothing is repaired).
+     * covers them anew. Returns how many, or -1 when a page's I/O in another session did not end,
+     * or a modifier did not release it, within a second (then nothing is repaired: the caller
+     * holds the relation's sync lock, which sessions needing buffers may be waiting for).
      */
     private static int rewriteUnsynced(BufferPool pool, BufferSession session, SmgrRelation rel) throws IOException {
         BufferWriter w = session.writer();
@@ -273,7 +318,12 @@ final class Checkpointer {
                     if (System.nanoTime() - deadline > 0) {
                         return -1; // another session's I/O of it does not end: no repair, the failure stays
                     }
-                    Thread.onSpinWait(); // a write of it in flight: its completion records its epoch
+                    long ref = pool.ioRef(buf);
+                    if (ref != IoHandle.NO_WAIT_REF) {
+                        session.io().awaitRef(ref); // its completion records its epoch (ours may need reaping)
+                    } else {
+                        Thread.onSpinWait(); // claimed, reference not yet published: a short window
+                    }
                     continue;
                 }
                 if ((s & BufferPool.DIRTY) != 0 || pool.casState(buf, s, s | BufferPool.DIRTY)) {
@@ -288,9 +338,11 @@ final class Checkpointer {
                 w.writeBack(buf, IoContext.NORMAL);
             }
         }
-        session.io().drain();
+        session.io().submitStaged(); // each is waited for below, by its own reference
         for (long tag : tags) {
-            verifyWritten(pool, w, tag);
+            if (!verifyWritten(pool, w, tag, deadline)) {
+                return -1;
+            }
         }
         return tags.size();
     }

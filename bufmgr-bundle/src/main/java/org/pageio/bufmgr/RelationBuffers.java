@@ -8,7 +8,8 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 /**
  * PostgreSQL's {@code DropRelationBuffers} / {@code InvalidateBuffer} for a relation that goes
  * away: every buffer tagged with it loses its tag and its page, dirty ones included — they are
- * discarded, not written (the file is about to be unlinked). Kept out of {@link BufferPool} so the
+ * discarded, not written (the file is about to be unlinked) — and so do written ones whose write
+ * is not yet durable (UNSYNCED): nothing is fsynced for a file about to be unlinked. Kept out of {@link BufferPool} so the
  * pool's hot paths stay as they are; it uses only the pool's state-word rules.
  *
  * <h2>How one buffer is invalidated</h2>
@@ -125,7 +126,7 @@ final class RelationBuffers {
             }
             boolean wasDirty = (p & BufferPool.DIRTY) != 0;
             long untagged = p & ~(BufferPool.TAG_VALID | BufferPool.VALID | BufferPool.DIRTY | BufferPool.IO_ERROR
-                    | BufferPool.USAGE_MASK);
+                    | BufferPool.UNSYNCED | BufferPool.USAGE_MASK);
             if (!pool.casState(buf, p, untagged)) {
                 pool.unpin(buf); // someone pinned it or a write claimed it meanwhile: look again
                 continue;
@@ -133,6 +134,10 @@ final class RelationBuffers {
             pool.mapping().remove(key, buf);
             pool.tags[buf] = -1;
             pool.writeErrno[buf] = 0;
+            if ((p & BufferPool.UNSYNCED) != 0) { // written, maybe not durable: no fsync is owed for a relation going away
+                rel.leftBuffersUnsynced(pool.writtenEpoch[buf]);
+            }
+            pool.writtenEpoch[buf] = 0;
             pool.unpin(buf); // volatile CAS: publishes the cleared tag with the state
             return wasDirty ? 2 : 1;
         }

@@ -14,7 +14,8 @@ import org.pageio.posix.Errno;
  *
  * <p>completeShared (any thread): the blocks the kernel wrote become clean; the others (an errno,
  * or a short write, counted as ENOSPC as md.c does) stay dirty with the errno in
- * {@code writeErrno[]}, to be written again by the next write-back or checkpoint. Either way the
+ * {@code writeErrno[]}, to be written again by the next write-back or checkpoint; the blocks written
+ * become UNSYNCED, and their segment is registered for an fsync again. Either way the
  * write's pin is dropped and IO_IN_PROGRESS cleared. A failure is logged at once naming relation,
  * blocks and errno: the issuer (eviction, background writer) may never look. Never throws, never
  * allocates on success.
@@ -42,6 +43,14 @@ final class SharedBufferWritev implements IoCallback {
         int n = h.handleDataLength();
         int written = raw > 0 ? Math.min(n, raw / BufferPool.BLCKSZ) : 0;
         int errno = raw < 0 ? -raw : written < n ? Errno.ENOSPC : 0;
+        if (written > 0) {
+            // Registered again now that the write returned, before its epoch is read: a sync that
+            // took the segment after the write started but fsynced it before the write reached the
+            // file would otherwise leave it unregistered, and the next sync would count the write
+            // durable without fsyncing it.
+            SmgrRelation rel = (SmgrRelation) h.target();
+            rel.registerDirtySegment(SmgrRelation.targetBlock(h.targetData()) / rel.segmentBlocks());
+        }
         for (int i = 0; i < n; i++) {
             BufferWriter.terminateWrite(pool, (int) h.handleData(i), i < written ? 0 : errno);
         }

@@ -387,8 +387,15 @@ class BufferWriteTest extends PoolTestBase {
             assertEquals(32, BackgroundWriter.lruScan(pool, w, 64, 20), "stops after bgwriter_lru_maxpages (whole writes)");
             s.io().drain();
             assertEquals(28, pool.dirtyBuffers());
-            // 36 reusable, then 32..47 written and 33..44 counted reusable: 64 clean ahead, enough
-            assertEquals(16, BackgroundWriter.lruScan(pool, w, 64, 100), "stops when the target is reached");
+            int unsynced = 0;
+            for (int b = 0; b < pool.nbuffers(); b++) {
+                unsynced += pool.isUnsynced(b) ? 1 : 0;
+            }
+            assertEquals(32, unsynced, "written, not yet durable: not reusable until an fsync covers them");
+            assertTrue(pool.syncForReuse(s, rel, true)); // what the sweep would do, meeting them
+            // 36 reusable, then 32..47 written: 52, the target (a block just written counts once, as
+            // written: it is not reusable before an fsync covers it)
+            assertEquals(16, BackgroundWriter.lruScan(pool, w, 52, 100), "stops when the target is reached");
             assertEquals(12, pool.dirtyBuffers());
             assertEquals(12, BackgroundWriter.lruScan(pool, w, 64, 100));
             s.io().drain();

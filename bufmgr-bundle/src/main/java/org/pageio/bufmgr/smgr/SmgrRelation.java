@@ -335,10 +335,23 @@ public final class SmgrRelation implements IoTarget {
 
     /** Every write of this relation that recorded an epoch up to this one is durable (an fsync of all its segments covered it). */
     private volatile long syncedEpoch;
-    /** The highest epoch of a write of a page that left shared buffers before it was known durable; 0: none. */
-    private final java.util.concurrent.atomic.AtomicLong evictedEpoch = new java.util.concurrent.atomic.AtomicLong();
+    /** The highest epoch of a write of a page dropped from shared buffers before it was known durable; 0: none. */
+    private final java.util.concurrent.atomic.AtomicLong droppedEpoch = new java.util.concurrent.atomic.AtomicLong();
     /** The highest epoch of a write made around the buffer pool (no copy of it stays to write again); 0: none. */
     private final java.util.concurrent.atomic.AtomicLong aroundPoolEpoch = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Held by whoever fsyncs this relation's registered segments and records the outcome
+     * ({@link #takeDirtySegments}, the fsyncs, {@link #synced} or {@link #markFsyncFailed}): a
+     * checkpoint, or a session that needs its buffers back. So one sync's segments are never
+     * taken by another that would then report them durable. Its holder never waits without a
+     * deadline for anything but I/O.
+     */
+    private final java.util.concurrent.locks.ReentrantLock syncLock = new java.util.concurrent.locks.ReentrantLock();
+
+    /** The lock every sync of this relation holds (see the field). */
+    public java.util.concurrent.locks.ReentrantLock syncLock() {
+        return syncLock;
+    }
 
     /** The epoch up to which this relation's writes are known durable. Any thread. */
     public long syncedEpoch() {
@@ -353,13 +366,22 @@ public final class SmgrRelation implements IoTarget {
     }
 
     /**
-     * A page of this relation written at {@code writeEpoch} leaves shared buffers (evicted, dropped):
-     * if that write is not known durable, a failed fsync could no longer be repaired by writing it
-     * again. Any thread.
+     * Whether a write of this relation that recorded {@code writeEpoch} needs no fsync any more: a
+     * good one covered it, or the relation is marked not durable (no fsync of it counts again, so
+     * keeping its page would not make it durable). Any thread; two volatile reads.
+     */
+    public boolean settled(long writeEpoch) {
+        return writeEpoch <= syncedEpoch || fsyncFailure != null;
+    }
+
+    /**
+     * A page of this relation written at {@code writeEpoch} was dropped from shared buffers
+     * ({@code dropRelationBuffers}: the relation goes away): if that write is not known durable, a
+     * failed fsync can no longer be repaired by writing it again. Any thread.
      */
     public void leftBuffersUnsynced(long writeEpoch) {
         if (writeEpoch > syncedEpoch) {
-            evictedEpoch.accumulateAndGet(writeEpoch, Math::max);
+            droppedEpoch.accumulateAndGet(writeEpoch, Math::max);
         }
     }
 
@@ -370,11 +392,13 @@ public final class SmgrRelation implements IoTarget {
 
     /**
      * Whether every write not yet known durable still has its page in shared buffers, so that a
-     * failed fsync can be repaired by writing those pages again and fsyncing again.
+     * failed fsync can be repaired by writing those pages again and fsyncing again. The buffer pool
+     * keeps every page it wrote until a good fsync covers it; writes around it, and pages dropped
+     * with their relation, break the rule.
      */
     public boolean unsyncedWritesAllBuffered() {
         long synced = syncedEpoch;
-        return evictedEpoch.get() <= synced && aroundPoolEpoch.get() <= synced;
+        return aroundPoolEpoch.get() <= synced && droppedEpoch.get() <= synced;
     }
 
     /** Records that an fsync of this relation failed; the first message stays. Any thread. */
@@ -396,12 +420,17 @@ public final class SmgrRelation implements IoTarget {
     /** Segments from 64 on, guarded by itself. */
     private final java.util.BitSet dirtyHigh = new java.util.BitSet();
 
-    /** Remembers that segment {@code seg} was written and needs an fsync at the next checkpoint. */
+    /**
+     * Remembers that segment {@code seg} was written and needs an fsync at the next checkpoint. Any
+     * thread; no allocation for segments below 64.
+     */
     public void registerDirtySegment(long seg) {
         if (seg < 64) {
             long bit = 1L << seg;
-            if ((dirtyLow.get() & bit) == 0) {
-                dirtyLow.getAndUpdate(v -> v | bit);
+            for (long v = dirtyLow.get(); (v & bit) == 0; v = dirtyLow.get()) { // no allocation: write completions call it
+                if (dirtyLow.compareAndSet(v, v | bit)) {
+                    return;
+                }
             }
             return;
         }

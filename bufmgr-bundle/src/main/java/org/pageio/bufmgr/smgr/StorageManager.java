@@ -52,6 +52,13 @@ public final class StorageManager implements AutoCloseable {
     private final Map<String, Tablespace> tablespaces = new ConcurrentHashMap<>();
     private final Map<RelFileLocator, SmgrRelation> relations = new ConcurrentHashMap<>();
     private final List<SmgrRelation> byId = new ArrayList<>();
+    /**
+     * {@link #byId} for lock-free lookups by id (write-back, the clock sweep): replaced, grown, under
+     * {@code byId}'s lock; an entry is stored with release before the id is handed out, read with
+     * acquire after the volatile read of the array.
+     */
+    private volatile SmgrRelation[] table = new SmgrRelation[16];
+    private static final java.lang.invoke.VarHandle ENTRY = java.lang.invoke.MethodHandles.arrayElementVarHandle(SmgrRelation[].class);
 
     /**
      * @param dataDirectory the data directory; created if missing
@@ -166,6 +173,12 @@ public final class StorageManager implements AutoCloseable {
                     throw new IllegalStateException("too many open relations (" + byId.size() + ")");
                 }
                 r = new SmgrRelation(this, byId.size(), locator, tablespace(locator.tablespace()));
+                SmgrRelation[] t = table;
+                if (r.id() >= t.length) {
+                    t = java.util.Arrays.copyOf(t, t.length * 2);
+                }
+                ENTRY.setRelease(t, r.id(), r);
+                table = t; // volatile: a grown array is published after its entries
                 byId.add(r);
                 relations.put(locator, r);
             }
@@ -173,11 +186,19 @@ public final class StorageManager implements AutoCloseable {
         }
     }
 
-    /** The relation with this small id (buffer tags store ids, not objects). */
+    /**
+     * The relation with this small id (buffer tags store ids, not objects). Any thread; no lock:
+     * a volatile read and an acquiring one.
+     *
+     * @throws IndexOutOfBoundsException when no relation has that id
+     */
     public SmgrRelation relation(int id) {
-        synchronized (byId) {
-            return byId.get(id);
+        SmgrRelation[] t = table;
+        SmgrRelation r = id >= 0 && id < t.length ? (SmgrRelation) ENTRY.getAcquire(t, id) : null;
+        if (r == null) {
+            throw new IndexOutOfBoundsException("no relation has id " + id);
         }
+        return r;
     }
 
     /** Every relation opened so far (a snapshot; the checkpointer walks it for fsync requests). */
