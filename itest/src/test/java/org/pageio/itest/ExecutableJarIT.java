@@ -69,6 +69,24 @@ public class ExecutableJarIT {
         assertTrue(out, !out.contains("Results:"));
     }
 
+    /** Rows that are not a positive whole number: one line naming the option, its range and the usage; nothing loads. */
+    @Test
+    public void drillRefusesRowsThatAreNotAPositiveWholeNumber() throws Exception {
+        for (String rows : List.of("abc", "-1")) {
+            Path drillData = data.resolve("bad-rows-drill");
+            Run r = exec("pageio:drill --rows " + rows + " --no-fio --results none --data " + drillData);
+            assertEquals("exit code; stderr: " + r.err(), 1, r.code());
+            List<String> errors = r.err().lines().filter(l -> l.startsWith("pageio: pageio:drill")).toList();
+            assertEquals(r.err(), 1, errors.size());
+            assertTrue(r.err(), errors.get(0).endsWith(": pageio:drill: --rows takes a whole number of rows, 1 or more (got \""
+                    + rows + "\"); usage: pageio:drill [--rows N] [--rounds 1..100] [--methods m1,m2] [--eic 1,16,64]"
+                    + " [--cases seq,warm,bitmap,index] [--shared-buffers N] [--data DIR] [--results DIR|none] [--no-fio]"
+                    + " [--seq-hint] [--format text|json]"));
+            assertTrue(r.err(), !r.err().contains("Cannot coerce") && !r.err().contains("drill: loading"));
+            assertTrue("nothing was created for the drill", !Files.exists(drillData));
+        }
+    }
+
     /**
      * The small drill: {@code ./pageio drill --rows 200000 --rounds 1} finishes in under a
      * minute, with every case (cold count(*) at three eic, OS-warm, bitmap heap scan, index scan),
