@@ -98,11 +98,15 @@ public class WebConsolePluginIT {
                 "io_max_workers +\\| 5 +\\| +\\| configuration file +\\| sighup +\\| live .*")));
 
         // an invalid value in the file: refused on stderr at start, the saved value stays in force
-        Files.writeString(file, saved.replace("effective_io_concurrency = 40", "effective_io_concurrency = 40\n"
-                + "io_combine_limit = 1GB"));
+        String edited = saved.replace("effective_io_concurrency = 40", "effective_io_concurrency = 40\n"
+                + "io_combine_limit = 1GB");
+        Files.writeString(file, edited);
+        int line = edited.lines().toList().indexOf("io_combine_limit = 1GB") + 1;
+        assertTrue(edited, line > 1);
         Run third = exec(data, "pageio:settings");
         assertEquals("exit code; stderr: " + third.err(), 0, third.code());
-        assertTrue(third.err(), third.err().contains("pageio: " + file + ": io_combine_limit = 1GB (131072 8kB) is outside"
+        // the file and the line, as a compiler names them
+        assertTrue(third.err(), third.err().contains("pageio: " + file + ":" + line + ": io_combine_limit = 1GB (131072 8kB) is outside"
                 + " the valid range 1..128 (8kB); io_combine_limit stays 16"));
         assertTrue(third.out(), third.out().lines().anyMatch(l -> l.matches("io_combine_limit +\\| 16 +\\| 8kB +\\| default .*")));
         assertTrue(third.out(), third.out().lines().anyMatch(l -> l.startsWith("effective_io_concurrency ") && l.contains("| 40 ")));
