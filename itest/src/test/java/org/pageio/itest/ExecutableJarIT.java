@@ -47,6 +47,22 @@ public class ExecutableJarIT {
         assertTrue(r.out(), r.out().contains("{\"method\": \"sync\", \"available\": true"));
     }
 
+    /** exec serves no HTTP without --port: on a fresh data directory it says where the password went, never a URL. */
+    @Test
+    public void execOnAFreshDataDirectoryPrintsNoWebConsoleUrl() throws Exception {
+        Path fresh = Files.createTempDirectory(data, "fresh-data");
+        Run r = jar.exec(fresh, "pageio:methods");
+        assertEquals("exit code; stderr: " + r.err(), 0, r.code());
+        Path file = fresh.resolve("webconsole.password");
+        assertTrue(Files.isRegularFile(file));
+        assertTrue(r.err(), !r.err().contains("Web Console at") && !r.err().contains("http://"));
+        assertTrue(r.err(), r.err().contains("pageio: Web Console password for user admin created in " + file
+                + " (this run serves no HTTP)"));
+        Run again = jar.exec(fresh, "pageio:methods");
+        assertEquals("exit code; stderr: " + again.err(), 0, again.code());
+        assertTrue(again.err(), !again.err().contains("Web Console"));
+    }
+
     @Test
     public void execStopsAtFirstFailureWithOneLine() throws Exception {
         Run r = exec("pageio:nosuchcommand; pageio:methods");
