@@ -48,6 +48,10 @@ public final class DrillCommand {
     public static final String TTY_PROPERTY = "pageio.drill.tty";
     /** How long the drill waits for active method bundles to register their method. */
     static final long METHODS_WAIT_MS = 10_000;
+    /** The usage line in a refusal of a numeric option. */
+    static final CommandUsage USAGE = new CommandUsage("pageio:drill", "pageio:drill [--rows N] [--rounds 1..100]"
+            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index] [--shared-buffers N] [--data DIR]"
+            + " [--results DIR|none] [--no-fio] [--seq-hint] [--format text|json]");
 
     private final Map<ServiceReference<IoMethod>, IoMethod> methods;
     private final String dataProperty;
@@ -117,16 +121,17 @@ public final class DrillCommand {
             + " and a cold index scan per io_method, interleaved rounds, medians, FileChannel/AsynchronousFileChannel/fio baselines;"
             + " writes drill-results/<timestamp>.json, .md and .svg")
     public String drill(
-            @Descriptor("rows of table t and of prefetch_test (default 8000000: about 1.9 GB and 1.4 GB)")
-            @Parameter(names = {"-r", "--rows"}, absentValue = "8000000") long rows,
-            @Descriptor("interleaved rounds (default 5)")
-            @Parameter(names = {"-n", "--rounds"}, absentValue = "5") int rounds,
+            @Descriptor("rows of table t and of prefetch_test, 1 or more (default 8000000: about 1.9 GB and 1.4 GB)")
+            @Parameter(names = {"-r", "--rows"}, absentValue = "8000000") String rowsText,
+            @Descriptor("interleaved rounds, 1 to 100 (default 5)")
+            @Parameter(names = {"-n", "--rounds"}, absentValue = "5") String roundsText,
             @Descriptor("io_method values, comma-separated (default: every available one)")
             @Parameter(names = {"-m", "--methods"}, absentValue = "all") String methodList,
             @Descriptor("effective_io_concurrency values of the cold cases, comma-separated (default 1,16,64)")
             @Parameter(names = {"-e", "--eic"}, absentValue = "1,16,64") String eic,
-            @Descriptor("shared_buffers in 8 kB blocks (default: 32768 = 256MB at 8000000 rows, scaled with --rows, at least 2048)")
-            @Parameter(names = {"--shared-buffers"}, absentValue = "0") int sharedBuffers,
+            @Descriptor("shared_buffers in 8 kB blocks, at least 16 (default: 32768 = 256MB at 8000000 rows, scaled with --rows,"
+                    + " at least 2048)")
+            @Parameter(names = {"--shared-buffers"}, absentValue = "") String sharedBuffersText,
             @Descriptor("data directory; the drill keeps its table in <data>/drill (default: pageio.data)")
             @Parameter(names = {"-d", "--data"}, absentValue = "") String data,
             @Descriptor("results directory (default: pageio.drill.results, else ./drill-results); 'none' writes no files")
@@ -140,11 +145,16 @@ public final class DrillCommand {
             @Parameter(names = {"--seq-hint"}, absentValue = "false", presentValue = "true") boolean seqHint,
             @Descriptor("output format: text (default: the article's tables and a reading) or json (the results file's content)")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
-        boolean json = SettingsCommands.json(format); // refuse an unknown format before an hour of drill
+        // every option is checked before an hour of drill
+        long rows = USAGE.whole("--rows", "rows", rowsText, 1, Long.MAX_VALUE);
+        int rounds = USAGE.wholeInt("--rounds", "rounds", roundsText, 1, 100);
+        int sharedBuffers = sharedBuffersText.isEmpty() ? DrillOptions.scaledSharedBuffers(rows)
+                : USAGE.wholeInt("--shared-buffers", "8 kB blocks", sharedBuffersText, 16, Integer.MAX_VALUE);
+        boolean json = SettingsCommands.json(format);
         Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
-                sharedBuffers > 0 ? sharedBuffers : DrillOptions.scaledSharedBuffers(rows), dataDir, resultsDir,
+                sharedBuffers, dataDir, resultsDir,
                 StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio, seqHint);
         awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();

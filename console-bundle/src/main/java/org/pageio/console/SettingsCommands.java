@@ -258,7 +258,10 @@ public final class SettingsCommands {
 
     // ------------------------------------------------------------------ the settings file
 
-    /** What the settings file last asked for: the file and the lines refused (empty when all were taken). */
+    /**
+     * What the settings file last asked for: the file and the lines refused (empty when all were
+     * taken), each {@code FILE:LINE: message}.
+     */
     public record FileReport(String file, List<String> refused, long atMillis) {}
 
     private volatile FileReport fileReport;
@@ -283,9 +286,15 @@ public final class SettingsCommands {
      * and every invalid line is refused with a message naming the setting and what is valid, its
      * old value staying in force. A console value keeps its source while the file holds the same
      * value. Never waits (it runs
-     * on ConfigAdmin's delivery thread). Returns the refusals, also kept for {@code pageio:settings}.
+     * on ConfigAdmin's delivery thread). Returns the refusals, also kept for {@code pageio:settings},
+     * each starting with {@code FILE:LINE: } ({@code lines}: the line setting each name, see
+     * {@link SettingsFile#lineNumbers}; {@code FILE: } alone for a name not found there).
      */
-    List<String> applyFile(Map<String, ?> file, String fileName) throws IOException {
+    List<String> applyFile(Map<String, ?> file, String fileName, Map<String, Integer> lines) throws IOException {
+        java.util.function.Function<String, String> at = name -> {
+            Integer line = lines.get(name);
+            return fileName + (line == null ? "" : ":" + line) + ": ";
+        };
         Map<String, Defined> defs = definitions();
         Map<String, Dictionary<String, Object>> current = new java.util.LinkedHashMap<>();
         Map<String, Dictionary<String, Object>> proposed = new java.util.LinkedHashMap<>();
@@ -305,7 +314,7 @@ public final class SettingsCommands {
             named.add(name);
             Defined d = defs.get(name);
             if (d == null) {
-                refused.add("unknown setting '" + name + "'; known: " + String.join(", ", defs.keySet()));
+                refused.add(at.apply(name) + "unknown setting '" + name + "'; known: " + String.join(", ", defs.keySet()));
                 continue;
             }
             Setting s = d.setting();
@@ -319,7 +328,7 @@ public final class SettingsCommands {
                 accepted.put(name, parsed);
                 proposed.get(s.pid()).put(s.property(), parsed);
             } catch (IllegalArgumentException x) {
-                refused.add(x.getMessage() + "; " + name + " stays " + s.show(valueOf(s, current.get(s.pid()))));
+                refused.add(at.apply(name) + x.getMessage() + "; " + name + " stays " + s.show(valueOf(s, current.get(s.pid()))));
             }
         }
         // across settings, with the file's other values in place (io_min_workers with io_max_workers)
@@ -330,7 +339,8 @@ public final class SettingsCommands {
             } catch (IllegalArgumentException x) {
                 accepted.remove(e.getKey());
                 restore(proposed.get(s.pid()), current.get(s.pid()), s.property());
-                refused.add(x.getMessage() + "; " + s.name() + " stays " + s.show(valueOf(s, current.get(s.pid()))));
+                refused.add(at.apply(s.name()) + x.getMessage() + "; " + s.name() + " stays "
+                        + s.show(valueOf(s, current.get(s.pid()))));
             }
         }
         for (Defined d : defs.values()) {

@@ -112,7 +112,7 @@ public final class SettingsFile {
     void addMethod(ServiceReference<IoMethod> ref) {
         Map<String, Object> c = last;
         SettingsCommands.FileReport r = settings.fileReport();
-        if (c != null && r != null && r.refused().stream().anyMatch(m -> m.contains(Setting.IO_METHOD))
+        if (c != null && r != null && r.refused().stream().anyMatch(m -> aboutMethod(m, r.file()))
                 && ExecRunner.settled(context)) {
             apply(c); // only for a refused io_method: a stale copy must not undo what pageio:set just did
         }
@@ -151,13 +151,13 @@ public final class SettingsFile {
         String fileName = from == null ? path(context).toString() : String.valueOf(from).replaceFirst("^file:", "");
         boolean settled = ExecRunner.settled(context);
         try {
-            List<String> refused = settings.applyFile(config, fileName);
+            List<String> refused = settings.applyFile(config, fileName, lineNumbers(Path.of(fileName)));
             printed.retainAll(refused.stream().map(SettingsFile::printedKey).toList());
             for (String refusal : refused) {
                 // an io_method refused before the method bundles have started may be taken later
-                boolean early = !settled && refusal.contains(Setting.IO_METHOD);
+                boolean early = !settled && aboutMethod(refusal, fileName);
                 if (!early && printed.add(printedKey(refusal))) {
-                    System.err.println("pageio: " + fileName + ": " + refusal);
+                    System.err.println("pageio: " + refusal);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -168,6 +168,59 @@ public final class SettingsFile {
             // again at STARTLEVEL_CHANGED, on the event thread, before the runner's quiet period ends
             APPLIED.countDown();
         }
+    }
+
+    /** Whether a refusal ({@code FILE:LINE: message}) is about {@code io_method}; the file's path does not count. */
+    static boolean aboutMethod(String refusal, String file) {
+        return (refusal.startsWith(file) ? refusal.substring(file.length()) : refusal).contains(Setting.IO_METHOD);
+    }
+
+    /** {@link #lineNumbers(List)} of {@code file}; empty when it cannot be read (the refusals then name the file only). */
+    static Map<String, Integer> lineNumbers(Path file) {
+        try {
+            // FileInstall reads a .cfg file as ISO 8859-1: every byte is a character, no line fails to decode
+            return lineNumbers(Files.readAllLines(file, StandardCharsets.ISO_8859_1));
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+    }
+
+    /**
+     * The line (1-based) that sets each name, read as FileInstall reads the file (Java properties):
+     * {@code #} and {@code !} start a comment, the name ends at the first unescaped blank, {@code =}
+     * or {@code :}, a line ending in an odd number of backslashes continues on the next one, and of
+     * two lines setting one name the last wins.
+     */
+    static Map<String, Integer> lineNumbers(List<String> lines) {
+        Map<String, Integer> at = new java.util.HashMap<>();
+        boolean continued = false;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            boolean wasContinued = continued;
+            int backslashes = 0;
+            for (int j = line.length() - 1; j >= 0 && line.charAt(j) == '\\'; j--) {
+                backslashes++;
+            }
+            String t = line.stripLeading();
+            boolean comment = !wasContinued && (t.startsWith("#") || t.startsWith("!"));
+            continued = !comment && backslashes % 2 == 1;
+            if (wasContinued || comment || t.isEmpty()) {
+                continue;
+            }
+            StringBuilder name = new StringBuilder();
+            for (int j = 0; j < t.length(); j++) {
+                char c = t.charAt(j);
+                if (c == '\\' && j + 1 < t.length()) {
+                    name.append(t.charAt(++j));
+                } else if (c == ' ' || c == '\t' || c == '\f' || c == '=' || c == ':') {
+                    break;
+                } else {
+                    name.append(c);
+                }
+            }
+            at.put(name.toString().strip(), i + 1);
+        }
+        return at;
     }
 
     /** Waits (at most {@code millis}) until the settings file has been applied once after the start. */

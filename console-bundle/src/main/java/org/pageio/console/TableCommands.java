@@ -36,6 +36,10 @@ import org.pageio.table.TableShape;
 })
 public final class TableCommands {
 
+    /** {@code pageio:load}'s usage line, in a refusal of a numeric option. */
+    static final CommandUsage LOAD = new CommandUsage("pageio:load",
+            "pageio:load [--shape t|prefetch_test] [--rows N] [--seed N] [--sink bulk|direct|buffered] NAME");
+
     private final TableService tables;
 
     @org.osgi.service.component.annotations.Activate
@@ -47,14 +51,17 @@ public final class TableCommands {
     public String load(
             @Descriptor("generator shape: t or prefetch_test (default: the table's name)")
             @Parameter(names = {"-s", "--shape"}, absentValue = "") String shape,
-            @Descriptor("rows (default: 8000000 for t, 2000000 for prefetch_test)")
-            @Parameter(names = {"-r", "--rows"}, absentValue = "0") long rows,
-            @Descriptor("random seed (default 1)")
-            @Parameter(names = {"--seed"}, absentValue = "1") long seed,
+            @Descriptor("rows, 1 or more (default: 8000000 for t, 2000000 for prefetch_test)")
+            @Parameter(names = {"-r", "--rows"}, absentValue = "") String rowsText,
+            @Descriptor("random seed, a whole number (default 1)")
+            @Parameter(names = {"--seed"}, absentValue = "1") String seedText,
             @Descriptor("where the pages go: bulk (asynchronous writes through io_method, the default), direct (O_DIRECT"
                     + " writer thread) or buffered")
             @Parameter(names = {"--sink"}, absentValue = "") String sink,
             @Descriptor("table name, [a-z_][a-z0-9_]*") String name) throws IOException {
+        // refused before anything is created: a bad --rows must not fall back to the 1.9 GB default
+        long rows = rowsText.isEmpty() ? 0 : LOAD.whole("--rows", "rows", rowsText, 1, Long.MAX_VALUE);
+        long seed = LOAD.whole("--seed", "", seedText, Long.MIN_VALUE, Long.MAX_VALUE);
         TableShape s = TableShape.byName(shape.isEmpty() ? name : shape);
         LoadSink how = sink.isEmpty() ? LoadSink.DEFAULT : LoadSink.parse(sink);
         PrintStream out = System.out;

@@ -16,6 +16,7 @@ import java.util.Dictionary;
 import java.util.EnumSet;
 import java.util.Hashtable;
 import java.util.Set;
+import java.util.function.Function;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
@@ -91,23 +92,44 @@ public final class WebConsoleCredentials {
             cfg.update(update);
         }
 
-        boolean exec = context.getProperty(ExecRunner.EXEC_PROPERTY) != null;
-        String line = "pageio: Web Console at " + url(context) + " — user " + USERNAME + ", password in " + file;
-        if (!exec) {
+        String line = announcement(context::getProperty, created, file);
+        if (line == null) {
+            return;
+        }
+        if (context.getProperty(ExecRunner.EXEC_PROPERTY) == null) {
             System.out.println(line);
-        } else if (created) {
-            // exec output is for the commands; still say once where the new password went.
-            PrintStream err = System.err;
+        } else {
+            PrintStream err = System.err; // exec output is for the commands
             err.println(line);
         }
     }
 
-    static String url(BundleContext context) {
-        String host = context.getProperty("org.apache.felix.http.host");
+    /** Felix HTTP's framework property: {@code false} serves no HTTP at all ({@code ./pageio exec} without {@code --port}). */
+    static final String HTTP_ENABLE = "org.apache.felix.http.enable";
+
+    /**
+     * What the start says about the console, or null for nothing: the URL, user and password file
+     * when HTTP is served (under the exec runner only when the password was just created); without
+     * HTTP no URL, since nothing answers there, only where a new password went.
+     */
+    static String announcement(Function<String, String> property, boolean created, Path file) {
+        String enable = property.apply(HTTP_ENABLE);
+        if (enable != null && enable.strip().equalsIgnoreCase("false")) {
+            return created ? "pageio: Web Console password for user " + USERNAME + " created in " + file
+                    + " (this run serves no HTTP)" : null;
+        }
+        if (property.apply(ExecRunner.EXEC_PROPERTY) != null && !created) {
+            return null;
+        }
+        return "pageio: Web Console at " + url(property) + " — user " + USERNAME + ", password in " + file;
+    }
+
+    static String url(Function<String, String> property) {
+        String host = property.apply("org.apache.felix.http.host");
         if (host == null || host.isBlank() || host.equals("0.0.0.0")) {
             host = "127.0.0.1";
         }
-        String port = context.getProperty("org.osgi.service.http.port");
+        String port = property.apply("org.osgi.service.http.port");
         if (port == null || port.isBlank()) {
             port = "8080";
         }

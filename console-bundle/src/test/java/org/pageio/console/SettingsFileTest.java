@@ -62,6 +62,30 @@ class SettingsFileTest {
     }
 
     @Test
+    void lineNumbersAreThoseOfTheLinesAsFileInstallReadsThem() throws Exception {
+        Path file = dir.resolve(SettingsFile.FILE_NAME);
+        Files.writeString(file, String.join("\n",
+                "# a comment = 1",                  // 1
+                "",                                 // 2
+                "shared_buffers = 128MB",           // 3
+                "  ! another comment",              // 4
+                "io_method:worker",                 // 5
+                "io_frobnicate 7",                  // 6
+                "effective_io_concurrency = 1\\",  // 7: continues on 8
+                "   6",                             // 8
+                "io_max\\_workers = 4",             // 9: an escaped character in the name
+                "shared_buffers = 256MB",           // 10: the last one wins
+                "io_workers = a\\\\",               // 11: two backslashes, no continuation
+                "io_min_workers = 1") + "\n");      // 12
+        assertEquals(java.util.Map.of("shared_buffers", 10, "io_method", 5, "io_frobnicate", 6, "effective_io_concurrency", 7,
+                "io_max_workers", 9, "io_workers", 11, "io_min_workers", 12), SettingsFile.lineNumbers(file));
+        assertEquals(java.util.Map.of(), SettingsFile.lineNumbers(dir.resolve("missing.cfg")));
+        String inMethodDir = "/srv/io_method_tests/conf/" + SettingsFile.FILE_NAME;
+        assertFalse(SettingsFile.aboutMethod(inMethodDir + ":3: unknown setting 'x'", inMethodDir), "the path does not count");
+        assertTrue(SettingsFile.aboutMethod(inMethodDir + ":5: invalid value for io_method: 'nosuch'", inMethodDir));
+    }
+
+    @Test
     void lineMatchingNeedsTheWholeName() {
         assertTrue(SettingsFile.isActive("io_workers = 3", "io_workers"));
         assertTrue(SettingsFile.isActive("  io_workers:3", "io_workers"));

@@ -48,6 +48,27 @@ class WebConsoleCredentialsTest {
     }
 
     @Test
+    void theUrlIsAnnouncedOnlyWhenHttpIsServed() {
+        Path file = dir.resolve(WebConsoleCredentials.FILE_NAME);
+        String url = "pageio: Web Console at http://127.0.0.1:8080/system/console — user admin, password in " + file;
+        // the shell: always, with the port in force
+        assertEquals(url, WebConsoleCredentials.announcement(java.util.Map.<String, String>of()::get, false, file));
+        assertEquals(url.replace("8080", "9090"), WebConsoleCredentials.announcement(
+                java.util.Map.of("org.osgi.service.http.port", "9090")::get, false, file));
+        // exec with --port: once, when the password is new
+        java.util.Map<String, String> execWithPort = java.util.Map.of("pageio.exec", "pageio:methods",
+                "org.osgi.service.http.port", "9090");
+        assertEquals(url.replace("8080", "9090"), WebConsoleCredentials.announcement(execWithPort::get, true, file));
+        assertNull(WebConsoleCredentials.announcement(execWithPort::get, false, file));
+        // exec without --port serves no HTTP: no URL, only where a new password went
+        java.util.Map<String, String> execNoHttp = java.util.Map.of("pageio.exec", "pageio:methods",
+                "org.apache.felix.http.enable", "false");
+        assertEquals("pageio: Web Console password for user admin created in " + file + " (this run serves no HTTP)",
+                WebConsoleCredentials.announcement(execNoHttp::get, true, file));
+        assertNull(WebConsoleCredentials.announcement(execNoHttp::get, false, file));
+    }
+
+    @Test
     void dataDirectoryIsAbsoluteAndCreated() {
         Path d = DataDirectory.of(dir.resolve("a/../b").toString());
         assertTrue(d.isAbsolute());

@@ -47,6 +47,22 @@ public class ExecutableJarIT {
         assertTrue(r.out(), r.out().contains("{\"method\": \"sync\", \"available\": true"));
     }
 
+    /** exec serves no HTTP without --port: on a fresh data directory it says where the password went, never a URL. */
+    @Test
+    public void execOnAFreshDataDirectoryPrintsNoWebConsoleUrl() throws Exception {
+        Path fresh = Files.createTempDirectory(data, "fresh-data");
+        Run r = jar.exec(fresh, "pageio:methods");
+        assertEquals("exit code; stderr: " + r.err(), 0, r.code());
+        Path file = fresh.resolve("webconsole.password");
+        assertTrue(Files.isRegularFile(file));
+        assertTrue(r.err(), !r.err().contains("Web Console at") && !r.err().contains("http://"));
+        assertTrue(r.err(), r.err().contains("pageio: Web Console password for user admin created in " + file
+                + " (this run serves no HTTP)"));
+        Run again = jar.exec(fresh, "pageio:methods");
+        assertEquals("exit code; stderr: " + again.err(), 0, again.code());
+        assertTrue(again.err(), !again.err().contains("Web Console"));
+    }
+
     @Test
     public void execStopsAtFirstFailureWithOneLine() throws Exception {
         Run r = exec("pageio:nosuchcommand; pageio:methods");
@@ -67,6 +83,24 @@ public class ExecutableJarIT {
         assertTrue(out, out.startsWith("{") && out.endsWith("}"));
         assertTrue(out, out.contains("\"options\": {\"rows\": 20000, \"rounds\": 1, \"methods\": [\"sync\"]"));
         assertTrue(out, !out.contains("Results:"));
+    }
+
+    /** Rows that are not a positive whole number: one line naming the option, its range and the usage; nothing loads. */
+    @Test
+    public void drillRefusesRowsThatAreNotAPositiveWholeNumber() throws Exception {
+        for (String rows : List.of("abc", "-1")) {
+            Path drillData = data.resolve("bad-rows-drill");
+            Run r = exec("pageio:drill --rows " + rows + " --no-fio --results none --data " + drillData);
+            assertEquals("exit code; stderr: " + r.err(), 1, r.code());
+            List<String> errors = r.err().lines().filter(l -> l.startsWith("pageio: pageio:drill")).toList();
+            assertEquals(r.err(), 1, errors.size());
+            assertTrue(r.err(), errors.get(0).endsWith(": pageio:drill: --rows takes a whole number of rows, 1 or more (got \""
+                    + rows + "\"); usage: pageio:drill [--rows N] [--rounds 1..100] [--methods m1,m2] [--eic 1,16,64]"
+                    + " [--cases seq,warm,bitmap,index] [--shared-buffers N] [--data DIR] [--results DIR|none] [--no-fio]"
+                    + " [--seq-hint] [--format text|json]"));
+            assertTrue(r.err(), !r.err().contains("Cannot coerce") && !r.err().contains("drill: loading"));
+            assertTrue("nothing was created for the drill", !Files.exists(drillData));
+        }
     }
 
     /**

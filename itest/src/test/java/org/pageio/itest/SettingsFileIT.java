@@ -99,17 +99,17 @@ public class SettingsFileIT extends PageioTestBase {
 
         // out of range
         write("effective_io_concurrency = 5000\nio_max_workers = 6\n");
-        assertRefused("effective_io_concurrency = 5000 is outside the valid range 0..1000;"
+        assertRefused(file() + ":1: effective_io_concurrency = 5000 is outside the valid range 0..1000;"
                 + " effective_io_concurrency stays 24", b24);
         // wrong unit
         write("effective_io_concurrency = 12MB\nio_max_workers = 6\n");
-        assertRefused("invalid value for effective_io_concurrency: '12MB'; effective_io_concurrency takes no unit;"
+        assertRefused(file() + ":1: invalid value for effective_io_concurrency: '12MB'; effective_io_concurrency takes no unit;"
                 + " valid range 0..1000; effective_io_concurrency stays 24", b24);
         // unknown method, unknown name; the valid line next to them is applied (live, no restart)
         write("effective_io_concurrency = 24\nio_method = nosuch\nio_max_workers = 7\nio_frobnicate = 1\n");
-        String s = assertRefused("invalid value for io_method: 'nosuch'; registered methods are sync, worker;"
+        String s = assertRefused(file() + ":2: invalid value for io_method: 'nosuch'; registered methods are sync, worker;"
                 + " io_method stays worker", b24);
-        assertTrue(s, s.contains("  unknown setting 'io_frobnicate'; known: shared_buffers, "));
+        assertTrue(s, s.contains("  " + file() + ":4: unknown setting 'io_frobnicate'; known: shared_buffers, "));
         await("io_max_workers 7", () -> row(safeRun("pageio:settings"), "io_max_workers").contains("| 7 ") ? true : null);
         assertSame("a refused line must not restart the buffer manager", b24, bufferManager());
 

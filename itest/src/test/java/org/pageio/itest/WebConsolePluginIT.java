@@ -9,11 +9,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +45,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code pageio} page in a real browser — Debian's chromium driven by Selenium through
  * {@code /usr/bin/chromedriver}: it logs in with the generated password, sees the method in use,
  * the stat_io table after a scan, the live aios view refreshing, the newest drill result, and an
- * invalid setting refused with the old value kept. Screenshots go to {@code itest/target/}.
+ * invalid setting refused with the old value kept, and a settings POST forged as another site's page would
+ * send it (another Origin or Referer, no form token) refused with 403. Screenshots go to {@code itest/target/}.
  * Plain JUnit, no Pax Exam. Fails (never skips) when chromium or the jar is missing.
  */
 public class WebConsolePluginIT {
@@ -98,11 +103,15 @@ public class WebConsolePluginIT {
                 "io_max_workers +\\| 5 +\\| +\\| configuration file +\\| sighup +\\| live .*")));
 
         // an invalid value in the file: refused on stderr at start, the saved value stays in force
-        Files.writeString(file, saved.replace("effective_io_concurrency = 40", "effective_io_concurrency = 40\n"
-                + "io_combine_limit = 1GB"));
+        String edited = saved.replace("effective_io_concurrency = 40", "effective_io_concurrency = 40\n"
+                + "io_combine_limit = 1GB");
+        Files.writeString(file, edited);
+        int line = edited.lines().toList().indexOf("io_combine_limit = 1GB") + 1;
+        assertTrue(edited, line > 1);
         Run third = exec(data, "pageio:settings");
         assertEquals("exit code; stderr: " + third.err(), 0, third.code());
-        assertTrue(third.err(), third.err().contains("pageio: " + file + ": io_combine_limit = 1GB (131072 × 8kB) is outside"
+        // the file and the line, as a compiler names them
+        assertTrue(third.err(), third.err().contains("pageio: " + file + ":" + line + ": io_combine_limit = 1GB (131072 × 8kB) is outside"
                 + " the valid range 1..128 (8kB), that is 8kB..1MB; io_combine_limit stays 16"));
         assertTrue(third.out(), third.out().lines().anyMatch(l -> l.matches("io_combine_limit +\\| 16 +\\| 8kB +\\| default .*")));
         assertTrue(third.out(), third.out().lines().anyMatch(l -> l.startsWith("effective_io_concurrency ") && l.contains("| 40 ")));
@@ -192,6 +201,35 @@ public class WebConsolePluginIT {
                     .startsWith("io_max_workers 9 console"));
             assertTrue(Files.readString(data.resolve("conf/org.pageio.settings.cfg")).contains("\nio_max_workers = 9\n"));
 
+            // forged POSTs, as another site's page would send them with the browser's cached credentials:
+            // 403, nothing changes; the same POST from this console's page with its form token is taken
+            String page = http(base + "/pageio", password, null, null, null).body();
+            java.util.regex.Matcher tm = java.util.regex.Pattern.compile("name='pageio-token' value='([^']+)'").matcher(page);
+            assertTrue(page, tm.find());
+            String token = tm.group(1);
+            String own = "http://127.0.0.1:" + port;
+            String form = "name=io_max_workers&value=3&pageio-token=" + token;
+            HttpResponse<String> evil = http(base + "/pageio", password, form, "http://evil.example", null);
+            assertEquals(evil.body(), 403, evil.statusCode());
+            assertTrue(evil.body(), evil.body().contains("settings change refused: it was sent from another site"
+                    + " (Origin: http://evil.example; this console is 127.0.0.1:" + port + ")"));
+            HttpResponse<String> viaReferer = http(base + "/pageio", password, form, null, "http://evil.example/form.html");
+            assertEquals(viaReferer.body(), 403, viaReferer.statusCode());
+            HttpResponse<String> noToken = http(base + "/pageio", password, "name=io_max_workers&value=3", own, null);
+            assertEquals(noToken.body(), 403, noToken.statusCode());
+            assertTrue(noToken.body(), noToken.body().contains("token is missing or out of date")); // the error page escapes '
+            HttpResponse<String> wrongToken = http(base + "/pageio", password, form.replace(token, "x" + token), own, null);
+            assertEquals(wrongToken.body(), 403, wrongToken.statusCode());
+            String cfg = Files.readString(data.resolve("conf/org.pageio.settings.cfg"));
+            assertTrue(cfg, cfg.contains("\nio_max_workers = 9\n") && !cfg.contains("io_max_workers = 3"));
+            browser.get("http://127.0.0.1:" + port + "/system/console/pageio");
+            wait.until(d -> !d.findElements(By.id("pageio-settings")).isEmpty());
+            assertTrue(settingsRow(browser, "io_max_workers"), settingsRow(browser, "io_max_workers")
+                    .startsWith("io_max_workers 9 console"));
+            HttpResponse<String> ownPage = http(base + "/pageio", password, form, own, null);
+            assertEquals(200, ownPage.statusCode());
+            assertTrue(ownPage.body(), ownPage.body().contains("SET io_max_workers = 3 (was 9)"));
+
             // the newest drill result
             Path results = Files.createDirectories(data.resolve("drill-results"));
             Files.writeString(results.resolve("20260101-000000.md"), "| method | median |\n| sync | 1.0 s |\n");
@@ -217,6 +255,29 @@ public class WebConsolePluginIT {
             if (!p.waitFor(20, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
             }
+        }
+    }
+
+    /**
+     * A GET ({@code form} null) or a form POST with basic credentials, and the {@code Origin} and
+     * {@code Referer} headers given (null: none), as a browser or another site's page would send it.
+     */
+    private static HttpResponse<String> http(String url, String password, String form, String origin, String referer)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("admin:" + password)
+                        .getBytes(StandardCharsets.UTF_8)));
+        if (origin != null) {
+            b.header("Origin", origin);
+        }
+        if (referer != null) {
+            b.header("Referer", referer);
+        }
+        if (form != null) {
+            b.header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
+        }
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
         }
     }
 

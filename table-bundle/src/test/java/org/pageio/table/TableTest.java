@@ -235,6 +235,12 @@ class TableTest {
         }
         TableException e = assertThrows(TableException.class, () -> engine.plan(ScanRequest.index("prefetch_test", "cat", 1, 2)));
         assertTrue(e.getMessage().contains("has no index on cat"), e.getMessage());
+        // a column that does not exist is named as such, with the table's columns, not as a missing index
+        for (ScanRequest r : List.of(ScanRequest.index("t", "nosuchcol", 1, 2), ScanRequest.bitmap("t", "nosuchcol", 1, 2),
+                ScanRequest.limit("t", "nosuchcol", 1, 2))) {
+            TableException no = assertThrows(TableException.class, () -> engine.scan(r));
+            assertEquals("table t has no column \"nosuchcol\"; its columns are id, pad", no.getMessage());
+        }
         assertThrows(IllegalArgumentException.class, () -> engine.plan(ScanRequest.filter("prefetch_test", "val", "%1%")));
         assertThrows(TableException.class, () -> engine.plan(ScanRequest.count("nope")));
     }

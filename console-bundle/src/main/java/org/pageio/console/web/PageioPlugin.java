@@ -2,12 +2,18 @@ package org.pageio.console.web;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -57,16 +63,27 @@ public final class PageioPlugin extends AbstractServlet {
     static final int POLL_MS = 1000;
     /** Request attribute: the outcome of a POSTed setting, rendered above the settings table. */
     private static final String OUTCOME = PageioPlugin.class.getName() + ".outcome";
+    /** The settings form's token parameter. */
+    static final String TOKEN = "pageio-token";
 
     private final transient MethodsCommand methods;
     private final transient SettingsCommands settings;
     private final transient BundleContext context;
+    /**
+     * The settings form's token: random, one per activation of the page, embedded in the form and
+     * required on every POST. Another site's page cannot read it (the browser's same-origin rule),
+     * so it cannot build a POST that passes.
+     */
+    private final transient String token;
 
     @Activate
     public PageioPlugin(@Reference MethodsCommand methods, @Reference SettingsCommands settings, BundleContext context) {
         this.methods = methods;
         this.settings = settings;
         this.context = context;
+        byte[] random = new byte[24];
+        new SecureRandom().nextBytes(random);
+        this.token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     }
 
     record Outcome(boolean ok, String message) {}
@@ -97,9 +114,24 @@ public final class PageioPlugin extends AbstractServlet {
         super.doGet(req, resp); // resources under /res/, else the console renders the page (renderContent)
     }
 
-    /** The settings form: the same validation as {@code pageio:set}; the page then shows the outcome. */
+    /**
+     * The settings form: the same validation as {@code pageio:set}; the page then shows the outcome.
+     * A request another site's page could have sent with the browser's cached credentials (an
+     * {@code Origin}, or without one a {@code Referer}, of another host, or no valid form token) is
+     * refused with 403 before anything changes.
+     */
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        String forged = crossSite(req.getHeader("Origin"), req.getHeader("Referer"), req.getScheme(),
+                req.getHeader("Host") != null ? req.getHeader("Host") : req.getServerName() + ":" + req.getServerPort());
+        if (forged == null && !validToken(req.getParameter(TOKEN))) {
+            forged = "the form's token is missing or out of date (the console restarted since the page was loaded):"
+                    + " reload the page and set it again";
+        }
+        if (forged != null) {
+            resp.sendError(HttpServletResponse.SC_FORBIDDEN, "pageio: settings change refused: " + forged);
+            return;
+        }
         String name = req.getParameter("name");
         String value = req.getParameter("value");
         Outcome outcome;
@@ -114,6 +146,49 @@ public final class PageioPlugin extends AbstractServlet {
         }
         req.setAttribute(OUTCOME, outcome);
         // No response here: the console then renders the page (renderContent) with the outcome.
+    }
+
+    /** Whether {@code given} is this page's form token (compared in constant time). */
+    private boolean validToken(String given) {
+        return given != null && MessageDigest.isEqual(token.getBytes(StandardCharsets.US_ASCII),
+                given.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Why a state-changing request is not from this console's own page, or null when it may be:
+     * its {@code Origin} (else its {@code Referer}) names another host or port than the request's
+     * own ({@code scheme} and {@code host}, the {@code Host} header). A request with neither header
+     * (curl, a script) is not a browser sending another site's form; the form token still applies.
+     */
+    static String crossSite(String origin, String referer, String scheme, String host) {
+        String header = origin != null ? "Origin" : "Referer";
+        String from = origin != null ? origin : referer;
+        if (from == null) {
+            return null;
+        }
+        String own = authority(scheme, host);
+        String theirs = null;
+        try {
+            URI u = new URI(from.strip());
+            if (u.getHost() != null) {
+                theirs = authority(u.getScheme(), u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()));
+            }
+        } catch (URISyntaxException e) {
+            // "null" (a sandboxed or privacy-restricted page) and garbage: not this console
+        }
+        if (own.equals(theirs)) {
+            return null;
+        }
+        return "it was sent from another site (" + header + ": " + from + "; this console is " + host
+                + "): a page elsewhere cannot change settings with your credentials; use the form on this page";
+    }
+
+    /** {@code host:port} in lower case, the scheme's default port filled in. */
+    private static String authority(String scheme, String hostPort) {
+        String hp = hostPort.strip().toLowerCase(Locale.ROOT);
+        int close = hp.lastIndexOf(']'); // [::1]:8080
+        boolean hasPort = hp.lastIndexOf(':') > close && (close >= 0 || hp.indexOf(':') == hp.lastIndexOf(':'));
+        return hasPort ? hp : hp + ":" + ("https".equalsIgnoreCase(scheme) ? 443 : 80);
     }
 
     // ------------------------------------------------------------------ the page
@@ -182,7 +257,8 @@ public final class PageioPlugin extends AbstractServlet {
             String n = TextTable.text(row[0]);
             w.println("<option value='" + esc(n) + "'>" + esc(n) + "</option>");
         }
-        w.println("</select> to <input name='value' id='pageio-set-value' size='12'> <input type='submit' id='pageio-set-submit'"
+        w.println("</select> to <input name='value' id='pageio-set-value' size='12'> <input type='hidden' name='" + TOKEN
+                + "' value='" + esc(token) + "'> <input type='submit' id='pageio-set-submit'"
                 + " value='Set'> (validated like pageio:set; saved in the settings file)</form>");
         table(w, "pageio-settings", st);
 

@@ -248,12 +248,7 @@ public final class TableEngine implements TableService {
     }
 
     private static IndexInfo index(TableInfo t, String column) throws TableException {
-        IndexInfo i = t.index(column);
-        if (i == null) {
-            throw new TableException("table " + t.name() + " has no index on " + column + " (pageio:index " + t.name() + " "
-                    + column + " builds one)");
-        }
-        return i;
+        return Scans.indexOf(t, column);
     }
 
     @Override

@@ -428,7 +428,15 @@ public final class Scans {
         return new PlanNode(type, on, 0, 0, 0, props, 0, 0, 0, null, List.of(children));
     }
 
-    private static IndexInfo indexOf(TableInfo t, String column) throws TableException {
+    /**
+     * The index on {@code column} of {@code t}. Fails naming the table's columns when there is no
+     * such column, or with the command that builds the index when the column has none.
+     */
+    public static IndexInfo indexOf(TableInfo t, String column) throws TableException {
+        if (t.shape().columns().stream().noneMatch(c -> c.name().equals(column))) {
+            throw new TableException("table " + t.name() + " has no column \"" + column + "\"; its columns are "
+                    + String.join(", ", t.shape().columns().stream().map(Column::name).toList()));
+        }
         IndexInfo i = t.index(column);
         if (i == null) {
             throw new TableException("table " + t.name() + " has no index on " + column + " (pageio:index " + t.name() + " "
