@@ -34,6 +34,9 @@ public final class SoakCommand {
     private final Map<ServiceReference<IoMethod>, IoMethod> methods;
     private final BundleContext context;
 
+    static final CommandUsage USAGE = new CommandUsage("pageio:soak",
+            "pageio:soak [--minutes N] [--sessions 1..32] [--swap-every MS] [--seed N]");
+
     @Activate
     public SoakCommand(BundleContext context, @Reference RegisteredMethods registered) {
         this.context = context;
@@ -44,19 +47,25 @@ public final class SoakCommand {
             + " available method under faults (EIO, short reads and writes, delays, reordering); ends with the counts")
     public String soak(
             @Descriptor("how long, in minutes (default 1; fractions allowed)")
-            @Parameter(names = {"--minutes"}, absentValue = "1") double minutes,
+            @Parameter(names = {"--minutes"}, absentValue = "1") String minutesText,
             @Descriptor("sessions, each on its own thread (default 4)")
-            @Parameter(names = {"--sessions"}, absentValue = "4") int sessions,
+            @Parameter(names = {"--sessions"}, absentValue = "4") String sessionsText,
             @Descriptor("milliseconds between two hot swaps (default 500)")
-            @Parameter(names = {"--swap-every"}, absentValue = "500") long swapEvery,
+            @Parameter(names = {"--swap-every"}, absentValue = "500") String swapEveryText,
             @Descriptor("seed of the operations and the faults (default: a new one, printed)")
-            @Parameter(names = {"--seed"}, absentValue = "0") long seed) throws IOException {
+            @Parameter(names = {"--seed"}, absentValue = "0") String seedText) throws IOException {
+        double minutes;
+        try {
+            minutes = Double.parseDouble(minutesText.strip());
+        } catch (NumberFormatException e) {
+            minutes = Double.NaN;
+        }
         if (!(minutes > 0 && minutes <= 24 * 60)) {
-            throw new IllegalArgumentException("--minutes " + minutes + " is out of range: valid values are above 0, up to 1440");
+            throw USAGE.error("--minutes takes a number of minutes above 0, up to 1440 (got \"" + minutesText + "\")");
         }
-        if (swapEvery < 10 || swapEvery > 3_600_000) {
-            throw new IllegalArgumentException("--swap-every " + swapEvery + " is out of range: valid values are 10..3600000 (ms)");
-        }
+        int sessions = USAGE.wholeInt("--sessions", "sessions", sessionsText, 1, 32);
+        long swapEvery = USAGE.whole("--swap-every", "milliseconds", swapEveryText, 10, 3_600_000);
+        long seed = USAGE.whole("--seed", "", seedText, Long.MIN_VALUE, Long.MAX_VALUE);
         List<IoMethod> available = new ArrayList<>();
         for (IoMethod m : byName().values()) {
             if (!m.name().equals("fault") && m.availability().available()) {
