@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.pageio.api.IoMethod;
@@ -18,7 +19,7 @@ import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
 
 /**
- * A short soak on real files over every method here (sync, worker, io_uring, direct): hot swaps and injected faults
+ * Two minutes of soak on real files over every method here (sync, worker, io_uring, direct): hot swaps and injected faults
  * happened, every page checked held what the model says, nothing hung, and a fresh buffer manager
  * read every block back as written.
  */
@@ -28,17 +29,18 @@ class SoakTest {
     Path dir;
 
     @Test
-    void aShortSoakSwapsMethodsInjectsFaultsAndFindsEveryByteAsWritten() throws Exception {
+    void twoMinutesOfSoakSwapMethodsInjectFaultsAndFindEveryByteAsWritten() throws Exception {
         WorkerIoMethod worker = new WorkerIoMethod(WorkerSettings.DEFAULTS);
         UringIoMethod uring = new UringIoMethod(UringIoMethod.ForceAsync.LARGE);
         assertTrue(uring.availability().available(), "io_uring must run here: " + uring.availability().cause());
         DirectIoMethod direct = new DirectIoMethod(DirectSettings.DEFAULTS);
         assertTrue(direct.availability().available(), "direct must run here: " + direct.availability().cause());
         try {
-            Soak.Result r = Soak.run(new Soak.Options(dir, 5000, 3, 42,
+            long seed = System.nanoTime(); // a new one each run, printed: ./pageio soak --seed replays it
+            Soak.Result r = Soak.run(new Soak.Options(dir, TimeUnit.MINUTES.toMillis(2), 3, seed,
                     List.<IoMethod>of(new SyncIoMethod(), worker, uring, direct), 200, null));
-            System.out.println(r);
-            assertTrue(r.ok(), r.toString());
+            System.out.println(r + " (seed " + seed + ")");
+            assertTrue(r.ok(), r + " (seed " + seed + ")");
             assertTrue(r.swaps() >= 5, "hot swaps: " + r);
             assertTrue(r.faultsInjected() > 0, "faults: " + r);
             assertTrue(r.pagesChecked() > 1000, "pages checked: " + r);
