@@ -93,4 +93,13 @@ class TableCommandsTest {
         assertEquals(100, engine.table("t").rows());
         assertEquals(-7, engine.table("t").seed());
     }
+
+    @Test
+    void aLimitOfNoRowsIsRefusedInsteadOfRunningAnIndexScan() throws Exception {
+        run("pageio:load --rows 100 t");
+        assertEquals("scan limit: N takes a whole number of rows, 1 or more (got 0); usage: limit T COLUMN LO N",
+                refused("pageio:scan limit t id 1 0"));
+        assertEquals("scan limit: N takes a whole number of rows, 1 or more (got -3); usage: limit T COLUMN LO N",
+                refused("pageio:scan limit t id 1 -3"));
+    }
 }

@@ -37,7 +37,12 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
         return new ScanRequest(ScanKind.INDEX, table, column, lo, hi, null, 0, null);
     }
 
+    /** {@code LIMIT n} over the index scan from {@code lo}; {@code n} is 1 or more. */
     public static ScanRequest limit(String table, String column, long lo, long n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("scan limit: N takes a whole number of rows, 1 or more (got " + n
+                    + "); usage: limit T COLUMN LO N");
+        }
         return new ScanRequest(ScanKind.LIMIT, table, column, lo, Long.MAX_VALUE, null, n, null);
     }
 
