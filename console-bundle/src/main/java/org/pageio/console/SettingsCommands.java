@@ -206,6 +206,17 @@ public final class SettingsCommands {
     private String startRefusal() {
         ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
         BufferManager b = ref == null ? null : context.getService(ref);
+        try {
+            return whyNotRunning(b);
+        } finally {
+            if (b != null) {
+                context.ungetService(ref);
+            }
+        }
+    }
+
+    /** Null when {@code b} serves (or is null); else why not: its start was refused (shared_buffers, the data directory). */
+    public static String whyNotRunning(BufferManager b) {
         if (b == null) {
             return null;
         }
@@ -214,8 +225,6 @@ public final class SettingsCommands {
             return null;
         } catch (IllegalStateException e) {
             return e.getMessage();
-        } finally {
-            context.ungetService(ref);
         }
     }
 

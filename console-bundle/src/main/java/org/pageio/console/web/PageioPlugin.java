@@ -198,25 +198,12 @@ public final class PageioPlugin extends AbstractServlet {
         ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
         BufferManager b = ref == null ? null : context.getService(ref);
         try {
-            String down = whyNotRunning(b);
+            String down = SettingsCommands.whyNotRunning(b);
             render(req, resp, down == null ? b : null, down == null ? "the buffer manager is not running" : down);
         } finally {
             if (b != null) {
                 context.ungetService(ref);
             }
-        }
-    }
-
-    /** Null when {@code b} serves; else why not (its start was refused: shared_buffers, the data directory). */
-    private static String whyNotRunning(BufferManager b) {
-        if (b == null) {
-            return null;
-        }
-        try {
-            b.pool();
-            return null;
-        } catch (IllegalStateException e) {
-            return e.getMessage();
         }
     }
 
@@ -333,7 +320,7 @@ public final class PageioPlugin extends AbstractServlet {
         ServiceReference<BufferManager> ref = context.getServiceReference(BufferManager.class);
         BufferManager b = ref == null ? null : context.getService(ref);
         try {
-            return liveJson(whyNotRunning(b) == null ? b : null);
+            return liveJson(SettingsCommands.whyNotRunning(b) == null ? b : null);
         } finally {
             if (b != null) {
                 context.ungetService(ref);
