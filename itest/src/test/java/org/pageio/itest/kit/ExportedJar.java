@@ -33,6 +33,11 @@ public final class ExportedJar {
         this.jar = jar;
     }
 
+    /** The jar's file. */
+    public Path path() {
+        return jar.toPath();
+    }
+
     /** The jar named by the system property {@code pageio.app.jar}; fails the test if it is missing. */
     public static ExportedJar require() {
         String path = System.getProperty("pageio.app.jar");
