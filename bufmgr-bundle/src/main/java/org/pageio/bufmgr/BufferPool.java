@@ -118,7 +118,12 @@ public final class BufferPool implements AutoCloseable {
     private final BufferAlloc alloc;
     /** io_method=sync: reads run in the wait phase. Volatile: the method is swapped live ({@link #methodSwapped}). */
     private volatile boolean deferReads;
-    /** Per handle index: when its read was staged (nanoTime), for the JFR event; 0 when not timed. */
+    /**
+     * Per handle index: the JFR event begun when its read was staged, and when (nanoTime), or null and 0
+     * while the event is off. Plain: written by the issuer at staging, before the I/O is submitted,
+     * which publishes the handle to the thread that completes it; cleared by that thread.
+     */
+    final jdk.jfr.Event[] ioEvents;
     final long[] ioStartNanos;
 
     /**
@@ -164,6 +169,7 @@ public final class BufferPool implements AutoCloseable {
         // PostgreSQL special-cases io_method=sync: StartReadBuffers starts nothing (it may give
         // advice), WaitReadBuffers reads. Same here.
         this.deferReads = "sync".equals(aio.method().name());
+        this.ioEvents = new jdk.jfr.Event[aio.handleCount()];
         this.ioStartNanos = new long[aio.handleCount()];
         if (settings.registeredBuffers()) {
             // before any session of this pool opens its method state (io_uring: its ring)

@@ -44,8 +44,10 @@ final class SharedBufferReadv implements IoCallback {
 
     @Override
     public void stage(IoHandle h, int flags) {
-        // JFR: time stamp only while a recording has org.pageio.IoBatch on (read at completion)
-        pool.ioStartNanos[h.index()] = IoBatchEvent.enabled() ? System.nanoTime() : 0;
+        // JFR: an event begun (its duration runs to completion) only while a recording has org.pageio.IoBatch on
+        jdk.jfr.Event e = IoBatchEvent.enabled() ? IoBatchEvent.begin() : null;
+        pool.ioEvents[h.index()] = e;
+        pool.ioStartNanos[h.index()] = e == null ? 0 : System.nanoTime();
         long ref = h.waitRef();
         for (int i = 0, n = h.handleDataLength(); i < n; i++) {
             int buf = (int) h.handleData(i);
@@ -57,19 +59,21 @@ final class SharedBufferReadv implements IoCallback {
     @Override
     public long completeShared(IoHandle h, long result, int flags) {
         long r = verifyPages(h, result, flags);
-        long t0 = pool.ioStartNanos[h.index()];
-        if (t0 != 0) {
+        jdk.jfr.Event e = pool.ioEvents[h.index()];
+        if (e != null) {
+            long latency = System.nanoTime() - pool.ioStartNanos[h.index()];
+            pool.ioEvents[h.index()] = null;
             pool.ioStartNanos[h.index()] = 0;
-            emitEvent(h, r, System.nanoTime() - t0);
+            emitEvent(e, h, r, latency);
         }
         return r;
     }
 
-    /** One JFR event for this I/O (only called while the event was enabled at staging). */
-    private static void emitEvent(IoHandle h, long result, long latencyNanos) {
+    /** Ends and commits the JFR event begun at staging for this I/O. */
+    private static void emitEvent(jdk.jfr.Event e, IoHandle h, long result, long latencyNanos) {
         try {
             org.pageio.api.IoMethod m = h.session().boundMethod();
-            IoBatchEvent.commit(m == null ? "?" : m.name(), IoHandle.opName(h.op()), h.target().describe(h.targetData()),
+            IoBatchEvent.commit(e, m == null ? "?" : m.name(), IoHandle.opName(h.op()), h.target().describe(h.targetData()),
                     h.handleDataLength(), h.length(), latencyNanos, IoResult.statusName(IoResult.status(result)));
         } catch (Throwable ignore) {
             // the completion path never throws

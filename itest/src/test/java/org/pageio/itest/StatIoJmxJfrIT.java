@@ -118,6 +118,7 @@ public class StatIoJmxJfrIT extends PageioTestBase {
                 assertEquals("readv", e.getString("operation"));
                 assertEquals("OK", e.getString("status"));
                 assertTrue(e.toString(), e.getLong("latency") > 0);
+                assertTrue("the event's duration is the read's, staging to completion: " + e, e.getDuration().toNanos() > 0);
                 assertEquals(e.getInt("blocks") * 8192L, e.getLong("bytes"));
                 bytes += e.getLong("bytes");
                 blocks += e.getInt("blocks");

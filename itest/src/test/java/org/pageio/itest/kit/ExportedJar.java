@@ -33,6 +33,11 @@ public final class ExportedJar {
         this.jar = jar;
     }
 
+    /** The jar's file. */
+    public Path path() {
+        return jar.toPath();
+    }
+
     /** The jar named by the system property {@code pageio.app.jar}; fails the test if it is missing. */
     public static ExportedJar require() {
         String path = System.getProperty("pageio.app.jar");
@@ -62,10 +67,17 @@ public final class ExportedJar {
      * and the test fails with the tails of its output.
      */
     public Run exec(Path data, String script) throws Exception {
+        return exec(data, script, List.of());
+    }
+
+    /** {@link #exec(Path, String)} with more JVM options {@code jvmOptions} before the jar. */
+    public Run exec(Path data, String script, List<String> jvmOptions) throws Exception {
         Path out = Files.createTempFile(data, "out", ".txt");
         Path err = Files.createTempFile(data, "err", ".txt");
-        Process p = new ProcessBuilder(java(data, "-Dgosh.args=--nointeractive", "-Dorg.apache.felix.http.enable=false",
-                "-Dpageio.exec=" + script))
+        List<String> args = new ArrayList<>(List.of("-Dgosh.args=--nointeractive", "-Dorg.apache.felix.http.enable=false",
+                "-Dpageio.exec=" + script));
+        args.addAll(jvmOptions);
+        Process p = new ProcessBuilder(java(data, args.toArray(String[]::new)))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         if (!p.waitFor(EXEC_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
