@@ -14,7 +14,8 @@ class StatsCommandsTest {
     @Test
     void statIoLikePgStatIoWithBytesPerRead() {
         StatIo s = new StatIo();
-        int base = StatIo.base(s.kind("client backend"), StatIo.IoObject.RELATION, StatIo.IoContext.BULKREAD);
+        int base = StatIo.base(s.method("sync"), s.kind("client backend"), StatIo.IoObject.RELATION,
+                StatIo.IoContext.BULKREAD);
         s.add(base, StatIo.Column.READS, 4);
         s.add(base, StatIo.Column.READ_BYTES, 4 * 131072);
         s.add(base, StatIo.Column.READ_TIME, 1_234_567);
