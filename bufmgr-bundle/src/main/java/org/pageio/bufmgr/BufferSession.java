@@ -39,6 +39,10 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     private final int[] singleBuffer = new int[1];
     private int pins;
     private BufferWriter writer;
+    /** The method {@link #statSlot} belongs to; owner only. */
+    private org.pageio.api.IoMethod statMethod;
+    /** stat_io's slot of {@link #statMethod}, -1 before the first count; owner only. */
+    private int statSlot = -1;
     /** Set by the clock sweep when it found only buffers pinned by I/O: one such I/O's wait reference. */
     long sweepBusyRef = IoHandle.NO_WAIT_REF;
     /**
@@ -246,22 +250,40 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
             }
             throw e;
         }
-        int base = StatIo.base(kind, IoObject.RELATION, strategy == null ? IoContext.NORMAL : strategy.context());
+        int base = statBase(strategy == null ? IoContext.NORMAL : strategy.context());
         stats.add(base, Column.EXTENDS, 1);
         stats.add(base, Column.EXTEND_BYTES, (long) n * BufferPool.BLCKSZ);
         return first;
     }
 
-    /** This session's row in stat_io. */
+    /** This session's kind in stat_io. */
     int kind() {
         return kind;
+    }
+
+    /**
+     * Where this session's stat_io row for {@code context} starts: its kind, on the method its I/O
+     * goes to now (the one it is bound to, before its first binding the pool's). The method's slot
+     * is looked up only when the method changed: a volatile load and a compare per call, no
+     * allocation. Owner only.
+     */
+    int statBase(IoContext context) {
+        org.pageio.api.IoMethod m = io.boundMethod();
+        if (m == null) {
+            m = pool.method();
+        }
+        if (m != statMethod || statSlot < 0) {
+            statSlot = stats.method(m == null ? null : m.name());
+            statMethod = m;
+        }
+        return StatIo.base(statSlot, kind, IoObject.RELATION, context);
     }
 
     /** This session's write-back (created on first use). */
     BufferWriter writer() {
         BufferWriter w = writer;
         if (w == null) {
-            w = writer = new BufferWriter(pool, this, kind);
+            w = writer = new BufferWriter(pool, this);
         }
         return w;
     }
@@ -303,7 +325,6 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
         op.ownRef = IoHandle.NO_WAIT_REF;
         op.foreignRef = IoHandle.NO_WAIT_REF;
         op.readIssued = false;
-        int statBase = StatIo.base(kind, IoObject.RELATION, strategy == null ? IoContext.NORMAL : strategy.context());
         int i = 0;
         for (; i < n; i++) {
             int buf;
@@ -326,7 +347,7 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
                     op.nblocks = 1;
                     op.nblocksDone = 1;
                     op.pinnedEntries = Math.max(forwarded, 1);
-                    stats.add(statBase, Column.HITS, 1);
+                    stats.add(statBase(strategy == null ? IoContext.NORMAL : strategy.context()), Column.HITS, 1);
                     return false;
                 }
                 op.pinnedEntries = Math.max(forwarded, i + 1); // the hit stays pinned, to be forwarded
@@ -369,7 +390,6 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     public boolean waitReadBuffers(ReadBuffersOperation op) throws IOException {
         boolean waited = false;
         boolean timing = pool.settings().trackIoTiming();
-        int statBase = StatIo.base(kind, IoObject.RELATION, op.strategy == null ? IoContext.NORMAL : op.strategy.context());
         while (op.nblocksDone < op.nblocks) {
             if (op.ownRef == IoHandle.NO_WAIT_REF && op.foreignRef == IoHandle.NO_WAIT_REF) {
                 if (pool.defersReads()) {
@@ -382,16 +402,16 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
             if (op.foreignRef != IoHandle.NO_WAIT_REF) {
                 long ref = op.foreignRef;
                 op.foreignRef = IoHandle.NO_WAIT_REF;
-                waited |= awaitRef(ref, timing, statBase);
+                waited |= awaitRef(ref, timing, op);
                 int buf = op.buffers[op.offset + op.nblocksDone];
                 if (pool.isValid(buf)) {
                     op.nblocksDone++;
-                    stats.add(statBase, Column.HITS, 1);
+                    stats.add(statBase(op), Column.HITS, 1);
                 }
                 continue; // not valid: the foreign read failed; read it ourselves
             }
             long ref = op.ownRef;
-            if (awaitRef(ref, timing, statBase) || (op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
+            if (awaitRef(ref, timing, op) || (op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
                 waited = true; // synchronous execution counts as a wait (PostgreSQL 19)
             }
             op.ownRef = IoHandle.NO_WAIT_REF;
@@ -448,14 +468,14 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * {@code track_io_timing} the wait is charged to stat_io's read_time. Returns whether it
      * blocked.
      */
-    private boolean awaitRef(long ref, boolean timing, int statBase) {
+    private boolean awaitRef(long ref, boolean timing, ReadBuffersOperation op) {
         if (io.checkRefDone(ref)) {
             return false;
         }
         long t0 = timing ? System.nanoTime() : 0;
         io.awaitRef(ref);
         if (timing) {
-            stats.add(statBase, Column.READ_TIME, System.nanoTime() - t0);
+            stats.add(statBase(op), Column.READ_TIME, System.nanoTime() - t0);
         }
         return true;
     }
@@ -538,11 +558,11 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     private int statBase(ReadBuffersOperation op) {
-        return StatIo.base(kind, IoObject.RELATION, op.strategy == null ? IoContext.NORMAL : op.strategy.context());
+        return statBase(op.strategy == null ? IoContext.NORMAL : op.strategy.context());
     }
 
     void countEviction(BufferAccessStrategy strategy, boolean reuse) {
-        int base = StatIo.base(kind, IoObject.RELATION, strategy == null ? IoContext.NORMAL : strategy.context());
+        int base = statBase(strategy == null ? IoContext.NORMAL : strategy.context());
         stats.add(base, reuse ? Column.REUSES : Column.EVICTIONS, 1);
     }
 

@@ -8,7 +8,6 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stats.StatIo.IoContext;
-import org.pageio.bufmgr.stats.StatIo.IoObject;
 import org.pageio.posix.PosixException;
 
 /**
@@ -40,7 +39,6 @@ final class BufferWriter {
     private final BufferPool pool;
     private final BufferSession session;
     private final IoSession io;
-    private final int kind;
     private final SharedBufferWritev callback;
     private final long[] addresses;
     private final int[] claimed;
@@ -48,11 +46,10 @@ final class BufferWriter {
     long blocksIssued;
     long writesIssued;
 
-    BufferWriter(BufferPool pool, BufferSession session, int kind) {
+    BufferWriter(BufferPool pool, BufferSession session) {
         this.pool = pool;
         this.session = session;
         this.io = session.io();
-        this.kind = kind;
         this.callback = new SharedBufferWritev(pool);
         int max = pool.settings().ioMaxCombineLimit();
         this.addresses = new long[max];
@@ -221,7 +218,7 @@ final class BufferWriter {
             pool.publishIoRef(b, ref);
         }
         h.addCallback(callback, 0);
-        int base = StatIo.base(kind, IoObject.RELATION, context);
+        int base = session.statBase(context); // after the handle: the method that does this write
         StatIo stats = pool.stats();
         stats.add(base, Column.WRITES, 1);
         stats.add(base, Column.WRITE_BYTES, (long) n * BufferPool.BLCKSZ);
@@ -245,7 +242,7 @@ final class BufferWriter {
         long t0 = timing ? System.nanoTime() : 0;
         io.awaitRef(ref);
         if (timing) {
-            pool.stats().add(StatIo.base(kind, IoObject.RELATION, context), Column.WRITE_TIME, System.nanoTime() - t0);
+            pool.stats().add(session.statBase(context), Column.WRITE_TIME, System.nanoTime() - t0);
         }
     }
 

@@ -12,7 +12,6 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stats.StatIo.IoContext;
-import org.pageio.bufmgr.stats.StatIo.IoObject;
 
 /**
  * Bulk loading of a new relation through asynchronous writes (PostgreSQL's {@code bulk_write.c},
@@ -57,7 +56,6 @@ public final class BulkWriter implements AutoCloseable {
     private final Arena arena;
     private final MemorySegment ring;
     private final long[] addresses;
-    private final int statBase;
 
     // The writes in flight, oldest first: a FIFO of `slots` entries (head, count). Entry i's write
     // covers blocks qFirst[i] .. qFirst[i] + qCount[i] - 1 from memory at qAddr[i]; qRef[i] is its
@@ -129,7 +127,6 @@ public final class BulkWriter implements AutoCloseable {
             qRef[i] = IoHandle.NO_WAIT_REF;
             rets[i] = new IoReturn();
         }
-        this.statBase = StatIo.base(session.kind(), IoObject.RELATION, IoContext.BULKWRITE);
         this.nextBlock = firstBlock;
         this.reservedTo = firstBlock;
         this.durableThrough = firstBlock;
@@ -333,6 +330,7 @@ public final class BulkWriter implements AutoCloseable {
         qRef[i] = h.waitRef();
         qAttempts[i]++;
         StatIo stats = session.pool().stats();
+        int statBase = session.statBase(IoContext.BULKWRITE); // after the handle: the method that does this write
         stats.add(statBase, Column.EXTENDS, 1);
         stats.add(statBase, Column.EXTEND_BYTES, (long) n * Page.SIZE);
         writes++;
@@ -392,7 +390,7 @@ public final class BulkWriter implements AutoCloseable {
     /** The fsync in flight is complete: blocks below its start mark are durable, or it failed. */
     private void syncDone() throws java.io.IOException {
         syncRef = IoHandle.NO_WAIT_REF;
-        session.pool().stats().add(statBase, Column.FSYNCS, 1);
+        session.pool().stats().add(session.statBase(IoContext.BULKWRITE), Column.FSYNCS, 1);
         if (IoResult.status(syncRet.result()) != IoResult.OK) {
             rel.registerDirtySegment(syncSeg);
             throw new AioException("bulk write failed: could not fsync file " + rel.segmentPath(syncSeg * rel.segmentBlocks())
@@ -452,7 +450,7 @@ public final class BulkWriter implements AutoCloseable {
             long ref = h.waitRef();
             h.startFsync(fd, false);
             io.awaitRef(ref);
-            session.pool().stats().add(statBase, Column.FSYNCS, 1);
+            session.pool().stats().add(session.statBase(IoContext.BULKWRITE), Column.FSYNCS, 1);
             if (IoResult.status(ret.result()) != IoResult.OK) {
                 rel.registerDirtySegment(seg);
                 throw new AioException("bulk write failed: could not fsync file " + rel.segmentPath(first) + ": "

@@ -9,10 +9,8 @@ import org.pageio.api.IoHandle;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stats.StatIo.IoContext;
-import org.pageio.bufmgr.stats.StatIo.IoObject;
 import org.pageio.posix.Errno;
 import org.pageio.posix.PosixException;
 
@@ -252,7 +250,6 @@ final class Checkpointer {
      */
     private static FsyncFailure fsyncSegments(BufferPool pool, BufferSession session, SmgrRelation rel, int[] files)
             throws PosixException {
-        int base = StatIo.base(session.kind(), IoObject.RELATION, IoContext.NORMAL);
         boolean timing = pool.settings().trackIoTiming();
         IoReturn ret = new IoReturn();
         long[] segs = rel.takeDirtySegments();
@@ -266,6 +263,7 @@ final class Checkpointer {
                 long t0 = timing ? System.nanoTime() : 0;
                 h.startFsync(fd, false);
                 session.io().awaitRef(ref);
+                int base = session.statBase(IoContext.NORMAL); // after the handle: the method that did this fsync
                 if (timing) {
                     pool.stats().add(base, Column.FSYNC_TIME, System.nanoTime() - t0);
                 }

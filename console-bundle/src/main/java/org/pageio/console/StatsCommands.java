@@ -1,5 +1,7 @@
 package org.pageio.console;
 
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Locale;
 
@@ -15,7 +17,8 @@ import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.stats.StatIo;
 
 /**
- * {@code pageio:stat_io [--reset]} (PostgreSQL's {@code pg_stat_io}, plus bytes per read) and
+ * {@code pageio:stat_io [--reset] [--object O] [--context C]} (PostgreSQL's {@code pg_stat_io}, plus
+ * the I/O method and bytes per read; {@code --reset} is {@code pg_stat_reset_shared('io')}) and
  * {@code pageio:aios} ({@code pg_aios}) over the running {@link BufferManager}. The reference is
  * optional and dynamic, so while the buffer manager restarts (a settings change) the commands stay
  * and say so in one line. Counters live in the pool: a restart of the buffer manager starts them
@@ -32,23 +35,67 @@ public final class StatsCommands {
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile BufferManager bufmgr;
 
-    @Descriptor("I/O counters by backend type, object and context, like pg_stat_io (times in ms), with bytes per read")
+    /** For Declarative Services: the buffer manager is bound later. */
+    public StatsCommands() {
+    }
+
+    /** Over {@code bufmgr}, outside a container (tests). */
+    StatsCommands(BufferManager bufmgr) {
+        this.bufmgr = bufmgr;
+    }
+
+    @Descriptor("I/O counters by backend type, object, context and I/O method, like pg_stat_io (times in ms),"
+            + " with bytes per read")
     public String stat_io(
-            @Descriptor("zero the counters afterwards, like pg_stat_reset_shared('io')")
+            @Descriptor("zero the counters instead of listing them, like pg_stat_reset_shared('io'); with --object or"
+                    + " --context only those rows (pageio's); prints when, not the counters")
             @Parameter(names = {"-r", "--reset"}, presentValue = "true", absentValue = "false") boolean reset,
+            @Descriptor("only the rows of this object: relation or 'temp relation'")
+            @Parameter(names = {"-o", "--object"}, absentValue = "") String object,
+            @Descriptor("only the rows of this context: normal, bulkread, bulkwrite or vacuum")
+            @Parameter(names = {"-c", "--context"}, absentValue = "") String context,
             @Descriptor("output format: text (default) or json")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) {
         boolean json = SettingsCommands.json(format);
+        StatIo.IoObject o = object.isEmpty() ? null : StatIo.IoObject.of(object); // refused before anything changes
+        StatIo.IoContext c = context.isEmpty() ? null : StatIo.IoContext.of(context);
         StatIo stats = bufferManager().pool().stats();
-        TextTable t = statIoTable(stats.rows());
-        String out = json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
         if (reset) {
-            stats.reset();
-            if (!json) {
-                out += "\n(stat_io reset)";
-            }
+            return resetOutcome(stats.reset(o, c), o, c, json);
         }
-        return out;
+        TextTable t = statIoTable(stats.rows().stream()
+                .filter(r -> (o == null || r.object() == o) && (c == null || r.context() == c)).toList());
+        return json ? t.toJson().stripTrailing() : t.toString().stripTrailing();
+    }
+
+    /**
+     * What {@code --reset} prints: which rows, and their new {@code stats_reset}
+     * ({@code pg_stat_reset_shared} itself returns nothing).
+     */
+    static String resetOutcome(Instant at, StatIo.IoObject o, StatIo.IoContext c, boolean json) {
+        String when = StatIo.timestamptz(at, ZoneId.systemDefault());
+        if (json) {
+            return Json.inline(g -> {
+                g.writeStartObject();
+                g.writeStringField("reset", "io");
+                if (o == null) {
+                    g.writeNullField("object");
+                } else {
+                    g.writeStringField("object", o.label);
+                }
+                if (c == null) {
+                    g.writeNullField("context");
+                } else {
+                    g.writeStringField("context", c.label);
+                }
+                g.writeStringField("stats_reset", when);
+                g.writeEndObject();
+            }).stripTrailing();
+        }
+        String which = o == null && c == null ? "every row"
+                : "the rows of " + (o == null ? "" : "object " + o.label + (c == null ? "" : ", "))
+                        + (c == null ? "" : "context " + c.label);
+        return "stat_io reset: " + which + ", stats_reset " + when;
     }
 
     @Descriptor("the AIO handles in use now, like pg_aios (rows exist only while I/O is in flight)")
@@ -68,23 +115,31 @@ public final class StatsCommands {
         return b;
     }
 
-    static final String[] STAT_IO_HEADER = {"backend_type", "object", "context", "reads", "read_bytes", "read_time",
-        "writes", "write_bytes", "write_time", "extends", "extend_bytes", "hits", "evictions", "reuses", "fsyncs",
-        "fsync_time", "bytes_per_read"};
+    static final String[] STAT_IO_HEADER = {"backend_type", "object", "context", "io_method", "reads", "read_bytes",
+        "read_time", "writes", "write_bytes", "write_time", "extends", "extend_bytes", "hits", "evictions", "reuses",
+        "fsyncs", "fsync_time", "stats_reset", "bytes_per_read"};
 
-    /** pg_stat_io's columns in its order; times (ns in StatIo) in ms with 3 decimals, as PostgreSQL shows them. */
+    /**
+     * pg_stat_io's columns in its order, the I/O method after the keys and bytes per read at the end
+     * (pageio's); times (ns in StatIo) in ms with 3 decimals and {@code stats_reset} as a
+     * {@code timestamptz}, as PostgreSQL shows them.
+     */
     public static TextTable statIoTable(List<StatIo.Row> rows) {
         TextTable t = new TextTable(STAT_IO_HEADER);
-        for (int c = 3; c < STAT_IO_HEADER.length; c++) {
-            t.alignRight(c);
+        for (int c = 4; c < STAT_IO_HEADER.length; c++) {
+            if (!STAT_IO_HEADER[c].equals("stats_reset")) {
+                t.alignRight(c);
+            }
         }
+        ZoneId zone = ZoneId.systemDefault();
         for (StatIo.Row r : rows) {
-            t.row(r.kind(), r.object().label, r.context().label,
+            t.row(r.kind(), r.object().label, r.context().label, r.ioMethod(),
                     r.value(StatIo.Column.READS), r.value(StatIo.Column.READ_BYTES), ms(r.value(StatIo.Column.READ_TIME)),
                     r.value(StatIo.Column.WRITES), r.value(StatIo.Column.WRITE_BYTES), ms(r.value(StatIo.Column.WRITE_TIME)),
                     r.value(StatIo.Column.EXTENDS), r.value(StatIo.Column.EXTEND_BYTES),
                     r.value(StatIo.Column.HITS), r.value(StatIo.Column.EVICTIONS), r.value(StatIo.Column.REUSES),
                     r.value(StatIo.Column.FSYNCS), ms(r.value(StatIo.Column.FSYNC_TIME)),
+                    StatIo.timestamptz(r.statsReset(), zone),
                     r.value(StatIo.Column.READS) == 0 ? null : Math.round(r.bytesPerRead()));
         }
         return t;

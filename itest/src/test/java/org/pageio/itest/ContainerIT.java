@@ -19,6 +19,7 @@ import org.ops4j.pax.exam.util.Filter;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufferManager;
 
 /** The container comes up with the sync method and the pageio Gogo commands. */
 public class ContainerIT extends PageioTestBase {
@@ -32,6 +33,10 @@ public class ContainerIT extends PageioTestBase {
 
     @Inject
     private ConfigurationAdmin configAdmin;
+
+    /** Injected so that the stat_io test starts once a buffer manager is registered. */
+    @Inject
+    private BufferManager bufmgr;
 
     @Test
     public void syncMethodIsRegisteredAndAvailable() {
@@ -53,6 +58,33 @@ public class ContainerIT extends PageioTestBase {
 
             String json = String.valueOf(session.execute("pageio:methods --format json"));
             assertTrue(json, json.contains("\"method\": \"sync\", \"available\": true"));
+        }
+    }
+
+    /** {@code pageio:stat_io} in the container's shell: PostgreSQL's columns with io_method, resets that say when. */
+    @Test
+    public void statIoCommandShowsTheMethodAndStatsResetAndResetsByObjectAndContext() throws Exception {
+        String timestamptz = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?[+-]\\d\\d(:\\d\\d){0,2}";
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (CommandSession session = commands.createSession(InputStream.nullInputStream(), out, out)) {
+            String table = String.valueOf(session.execute("pageio:stat_io"));
+            assertEquals(table, java.util.List.of("backend_type", "object", "context", "io_method", "reads", "read_bytes",
+                    "read_time", "writes", "write_bytes", "write_time", "extends", "extend_bytes", "hits", "evictions",
+                    "reuses", "fsyncs", "fsync_time", "stats_reset", "bytes_per_read"),
+                    java.util.Arrays.stream(table.lines().findFirst().orElseThrow().split("\\|")).map(String::strip).toList());
+
+            String one = String.valueOf(session.execute("pageio:stat_io --reset --object relation --context bulkread"));
+            assertTrue(one, one.matches("stat_io reset: the rows of object relation, context bulkread, stats_reset "
+                    + timestamptz));
+            String all = String.valueOf(session.execute("pageio:stat_io -r -f json"));
+            assertTrue(all, all.matches("\\{\"reset\": \"io\", \"object\": null, \"context\": null, \"stats_reset\": \""
+                    + timestamptz + "\"}"));
+            try {
+                session.execute("pageio:stat_io --reset --context bulk");
+                throw new AssertionError("an unknown context was taken");
+            } catch (Exception e) {
+                assertEquals("unknown stat_io context 'bulk': use 'normal', 'bulkread', 'bulkwrite', 'vacuum'", e.getMessage());
+            }
         }
     }
 

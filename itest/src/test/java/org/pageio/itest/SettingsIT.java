@@ -134,8 +134,9 @@ public class SettingsIT extends PageioTestBase {
         String client = row(stat, "client");
         String[] cells = client.split("\\s*\\|\\s*");
         assertEquals(stat, "relation", cells[1]);
-        assertTrue(stat, Long.parseLong(cells[3]) > 0);
-        assertTrue(stat, Long.parseLong(cells[4]) >= 32 * 8192L);
+        assertEquals(stat, restarted.methodStatus().method(), cells[3]);
+        assertTrue(stat, Long.parseLong(cells[4]) > 0);
+        assertTrue(stat, Long.parseLong(cells[5]) >= 32 * 8192L);
         String statJson = run("pageio:stat_io --format json");
         assertTrue(statJson, statJson.contains("\"backend_type\": \"client\""));
         String aios = run("pageio:aios");

@@ -26,13 +26,16 @@ import org.pageio.itest.kit.NumberedRelation;
 
 /**
  * stat_io as the MXBean {@code org.pageio:type=StatIo} (read through the platform MBeanServer, as
- * JConsole does; gone while the buffer manager is stopped), and the JFR event
+ * JConsole does; gone while the buffer manager is stopped) with its rows keyed by I/O method, their
+ * stats_reset and the reset of one object and context, and the JFR event
  * {@code org.pageio.IoBatch}: off by default, switched on by an in-process recording, one event
  * per completed read with method, operation, bytes and latency.
  */
 public class StatIoJmxJfrIT extends PageioTestBase {
 
     static final String NAME = "org.pageio:type=StatIo";
+    /** A timestamptz as PostgreSQL prints it. */
+    static final String TIMESTAMPTZ = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?[+-]\\d\\d(:\\d\\d){0,2}";
 
     @Inject
     private BundleContext context;
@@ -75,6 +78,29 @@ public class StatIoJmxJfrIT extends PageioTestBase {
         assertTrue("a client/relation/normal row in " + List.of(rows), client != null);
         assertEquals(reads, client.get("reads"));
         assertEquals(bytes, client.get("readBytes"));
+        // keyed by the method that did the reads; stats_reset as PostgreSQL prints a timestamptz, here the reset above
+        assertEquals(live.methodStatus().method(), client.get("ioMethod"));
+        String statsReset = (String) client.get("statsReset");
+        assertTrue(statsReset, statsReset.matches(TIMESTAMPTZ));
+        long resetMillis = (Long) server.getAttribute(name, "StatsReset");
+        assertEquals(statsReset, java.time.Instant.ofEpochMilli(resetMillis).atZone(java.time.ZoneId.systemDefault())
+                .toLocalDateTime().toString().replace('T', ' ').substring(0, 19), statsReset.substring(0, 19));
+
+        // pageio's reset of one object and context: relation/bulkread leaves the normal rows, one of normal clears them
+        server.invoke(name, "reset", new Object[] {"relation", "bulkread"}, new String[] {"java.lang.String", "java.lang.String"});
+        assertEquals("another context's rows stay", reads, server.getAttribute(name, "Reads"));
+        server.invoke(name, "reset", new Object[] {"", "normal"}, new String[] {"java.lang.String", "java.lang.String"});
+        for (CompositeData r : (CompositeData[]) server.getAttribute(name, "Rows")) {
+            assertFalse("normal rows are reset: " + r, "normal".equals(r.get("context")));
+        }
+        assertTrue("StatsReset moved: " + resetMillis, (Long) server.getAttribute(name, "StatsReset") >= resetMillis);
+        try {
+            server.invoke(name, "reset", new Object[] {"relation", "bulk"}, new String[] {"java.lang.String", "java.lang.String"});
+            throw new AssertionError("an unknown context was taken");
+        } catch (javax.management.RuntimeMBeanException e) {
+            assertEquals("unknown stat_io context 'bulk': use 'normal', 'bulkread', 'bulkwrite', 'vacuum'",
+                    e.getCause().getMessage());
+        }
 
         Bundle b = FrameworkUtilBundle.of(context, "org.pageio.bufmgr");
         b.stop();

@@ -160,7 +160,9 @@ public class WebConsolePluginIT {
             assertTrue(huge, thpAllowed ? huge.matches("on: (\\d+) MB of \\1 MB in 2 MB pages") : huge.startsWith("off: "));
             String methods = browser.findElement(By.id("pageio-methods")).getText();
             assertTrue(methods, methods.contains("io_uring") && methods.contains("sync") && methods.contains("worker"));
-            assertTrue(browser.findElement(By.id("pageio-stat-io")).getText().contains("bytes_per_read"));
+            String statHead = browser.findElement(By.id("pageio-stat-io")).getText();
+            assertTrue(statHead, statHead.contains("io_method") && statHead.contains("stats_reset")
+                    && statHead.contains("bytes_per_read"));
             assertEquals("no drill run yet", browser.findElement(By.id("pageio-drill")).getText());
 
             // a scan while the page polls: stat_io fills in without reloading, the live view refreshes
@@ -172,6 +174,10 @@ public class WebConsolePluginIT {
             });
             assertTrue(status, status.startsWith("(live: "));
             String stat = browser.findElement(By.id("pageio-stat-io")).getText();
+            // the polled rows carry the method that did the reads and a timestamptz as PostgreSQL prints it
+            assertTrue(stat, stat.lines().anyMatch(l -> l.startsWith("client") && l.contains(" relation ")
+                    && l.contains(" worker ")
+                    && l.matches(".* \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(\\.\\d{1,6})?[+-]\\d\\d(:\\d\\d){0,2}( .*)?")));
             screenshot(browser, "webconsole-pageio.png");
 
             // an invalid value through the form: refused with the message, the old value stays

@@ -1,6 +1,7 @@
 package org.pageio.bufmgr.internal;
 
 import java.lang.management.ManagementFactory;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import javax.management.InstanceAlreadyExistsException;
@@ -71,11 +72,12 @@ final class StatIoMBean implements StatIoMXBean {
     public List<Row> getRows() {
         List<Row> rows = new ArrayList<>();
         for (StatIo.Row r : stats().rows()) {
-            rows.add(new Row(r.kind(), r.object().label, r.context().label, r.value(Column.READS), r.value(Column.READ_BYTES),
-                    ms(r.value(Column.READ_TIME)), r.value(Column.WRITES), r.value(Column.WRITE_BYTES),
-                    ms(r.value(Column.WRITE_TIME)), r.value(Column.EXTENDS), r.value(Column.EXTEND_BYTES),
-                    r.value(Column.HITS), r.value(Column.EVICTIONS), r.value(Column.REUSES), r.value(Column.FSYNCS),
-                    ms(r.value(Column.FSYNC_TIME)), r.bytesPerRead()));
+            rows.add(new Row(r.kind(), r.object().label, r.context().label, r.ioMethod(), r.value(Column.READS),
+                    r.value(Column.READ_BYTES), ms(r.value(Column.READ_TIME)), r.value(Column.WRITES),
+                    r.value(Column.WRITE_BYTES), ms(r.value(Column.WRITE_TIME)), r.value(Column.EXTENDS),
+                    r.value(Column.EXTEND_BYTES), r.value(Column.HITS), r.value(Column.EVICTIONS), r.value(Column.REUSES),
+                    r.value(Column.FSYNCS), ms(r.value(Column.FSYNC_TIME)),
+                    StatIo.timestamptz(r.statsReset(), ZoneId.systemDefault()), r.bytesPerRead()));
         }
         return rows;
     }
@@ -116,7 +118,7 @@ final class StatIoMBean implements StatIoMXBean {
 
     @Override
     public long getStatsReset() {
-        return stats().resetAtMillis();
+        return stats().lastReset().toEpochMilli();
     }
 
     @Override
@@ -155,5 +157,11 @@ final class StatIoMBean implements StatIoMXBean {
     @Override
     public void reset() {
         stats().reset();
+    }
+
+    @Override
+    public void reset(String object, String context) {
+        stats().reset(object == null || object.isEmpty() ? null : StatIo.IoObject.of(object),
+                context == null || context.isEmpty() ? null : StatIo.IoContext.of(context));
     }
 }
