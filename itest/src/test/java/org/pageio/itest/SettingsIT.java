@@ -70,9 +70,9 @@ public class SettingsIT extends PageioTestBase {
     public void ioUringForceAsyncIsListedSetLiveAndRefusedNamingItsValues() throws Exception {
         String before = run("pageio:settings");
         assertTrue(before, row(before, "io_uring_force_async").matches(
-                "io_uring_force_async +\\| large +\\| +\\| default +\\| pageio +\\| live +\\| large, pg19, pg18, never"));
+                "io_uring_force_async +\\| auto +\\| +\\| default +\\| pageio +\\| live +\\| auto, large, pg19, pg18, never"));
         String set = run("pageio:set io_uring_force_async pg19");
-        assertTrue(set, set.startsWith("SET io_uring_force_async = pg19 (was large); applies live"));
+        assertTrue(set, set.startsWith("SET io_uring_force_async = pg19 (was auto); applies live"));
         await("io_uring_force_async stored for io_method=io_uring", () -> {
             try {
                 Configuration c = configAdmin.getConfiguration("org.pageio.method.uring", "?");
@@ -85,7 +85,7 @@ public class SettingsIT extends PageioTestBase {
             session.execute("pageio:set io_uring_force_async bogus");
             fail("bogus was accepted");
         } catch (Exception e) {
-            assertEquals("invalid value for io_uring_force_async: 'bogus'; valid values are large, pg19, pg18, never;"
+            assertEquals("invalid value for io_uring_force_async: 'bogus'; valid values are auto, large, pg19, pg18, never;"
                     + " io_uring_force_async stays pg19", rootMessage(e));
         }
     }

@@ -188,7 +188,8 @@ public class UringStressIT extends PageioTestBase {
                 bufs[i] = arena.allocate((long) MAX_BLOCKS_PER_READ * BLOCK, 4096);
                 rets[i] = new IoReturn();
             }
-            IoUring ring = (IoUring) s.methodState();
+            @SuppressWarnings("unchecked") // io_uring's session state hands out its ring as a Supplier
+            IoUring ring = ((java.util.function.Supplier<IoUring>) s.methodState()).get();
             while (System.nanoTime() < deadline) {
                 // Wait for the oldest slots, leaving the reaping to others for a while.
                 for (int i = 0; i < DEPTH; i++) {

@@ -17,11 +17,13 @@ public @interface UringConfig {
 
     @AttributeDefinition(name = UringIoMethod.FORCE_ASYNC_SETTING,
             description = "When a buffered I/O is submitted with IOSQE_ASYNC (punted to an io-wq worker at once"
-                    + " instead of tried inline): large = buffered reads of 32 kB and more (the default); pg19 ="
+                    + " instead of tried inline): auto = buffered reads of 32 kB and more while recent ones did not complete"
+                    + " inline, i.e. their pages were not cached (the default); large = buffered reads of 32 kB and"
+                    + " more; pg19 ="
                     + " PostgreSQL 19's rule, buffered reads once more than 4 I/Os are in flight or of 32 kB and"
                     + " more; pg18 = PostgreSQL 18's rule, buffered reads and writes once more than 4 are in flight;"
                     + " never. Direct I/O is never punted.",
-            options = {@Option(label = "large", value = "large"), @Option(label = "pg19", value = "pg19"),
+            options = {@Option(label = "auto", value = "auto"), @Option(label = "large", value = "large"), @Option(label = "pg19", value = "pg19"),
                     @Option(label = "pg18", value = "pg18"), @Option(label = "never", value = "never")})
-    String io__uring__force__async() default "large";
+    String io__uring__force__async() default "auto";
 }

@@ -46,7 +46,12 @@ public final class UringIoMethod implements IoMethod {
      * the values of {@value #FORCE_ASYNC_SETTING}. Direct I/O is never punted.
      */
     public enum ForceAsync {
-        /** {@code large}, the default: buffered reads of 4 blocks (32 KiB) and more, however many are in flight. */
+        /**
+         * {@code auto}, the default: buffered reads of 4 blocks (32 KiB) and more, unless the
+         * ring's recent ones completed inline (their pages were cached); see {@link UringSession}.
+         */
+        AUTO("auto"),
+        /** {@code large}: buffered reads of 4 blocks (32 KiB) and more, however many are in flight. */
         LARGE("large"),
         /** {@code pg19}, PostgreSQL 19: buffered reads only, once more than 4 are in flight or at 4 blocks and more. */
         PG19("pg19"),
@@ -80,7 +85,7 @@ public final class UringIoMethod implements IoMethod {
                 }
             }
             throw new IllegalArgumentException(FORCE_ASYNC_SETTING + " = " + value
-                    + " is not valid: valid values are large, pg19, pg18, never");
+                    + " is not valid: valid values are auto, large, pg19, pg18, never");
         }
 
         @Override
@@ -98,9 +103,10 @@ public final class UringIoMethod implements IoMethod {
      * reads on a 2-core machine, punting 128 KiB reads to io-wq let the page-cache copies run
      * beside the issuer, while punting 8 KiB reads cost IOPS (thread hand-offs for little
      * copying). PostgreSQL's "more than 4 in flight" rule punts both; the size alone picks the
-     * right one for each.
+     * right one for each. When the pages are cached, a punted read pays the hand-off for a copy
+     * the issuer does as fast inline, so {@code auto} punts only while reads are not cached.
      */
-    public static final ForceAsync DEFAULT_FORCE_ASYNC = ForceAsync.LARGE;
+    public static final ForceAsync DEFAULT_FORCE_ASYNC = ForceAsync.AUTO;
 
     /** The policy in force; read once per submitted batch, written by the configuration thread. */
     private volatile ForceAsync forceAsync;
@@ -170,16 +176,20 @@ public final class UringIoMethod implements IoMethod {
         return r != null && a.available() ? new Availability(true, r) : a;
     }
 
-    /** The session's ring: {@code io_max_concurrency} entries, so its SQ can never overflow. */
+    /**
+     * The session's ring ({@code io_max_concurrency} entries, so its SQ can never overflow) in a
+     * {@link UringSession}, whose {@code get()} returns it.
+     */
     @Override
     public Object openSession(IoSession session) {
-        return IoUring.open(session.context(), session.context().config().ioMaxConcurrency());
+        int entries = session.context().config().ioMaxConcurrency();
+        return new UringSession(IoUring.open(session.context(), entries), entries);
     }
 
     @Override
     public void closeSession(IoSession session, Object methodState) {
-        if (methodState instanceof IoUring ring) {
-            ring.close();
+        if (methodState instanceof UringSession us) {
+            us.get().close();
         }
     }
 
@@ -189,23 +199,32 @@ public final class UringIoMethod implements IoMethod {
             return 0;
         }
         IoSession session = handles[0].session();
-        if (!(session.methodState() instanceof IoUring ring)) {
+        if (!(session.methodState() instanceof UringSession us)) {
             throw new IllegalStateException("io_method=io_uring: session " + session.id()
                     + " has no ring; openSession did not run for it, which is a bug in the AIO core");
         }
         // The batch is already on the in-flight list: what was in flight before it is the rest.
         int inFlightBefore = session.inFlightCount() - count;
         ForceAsync policy = forceAsync; // one volatile read per batch
+        IoUring ring = us.get();
         for (int i = 0; i < count; i++) {
             IoHandle h = handles[i];
-            ring.prepare(h, sqeFlags(policy, h, inFlightBefore));
+            int flags = sqeFlags(policy, h, inFlightBefore);
+            if (policy == ForceAsync.AUTO && flags != 0) {
+                flags = us.autoFlags(h);
+            }
+            ring.prepare(h, flags);
             inFlightBefore++;
         }
         ring.submit(session.callState());
+        us.afterSubmit();
         return count;
     }
 
-    /** {@link IoUring#IOSQE_ASYNC} or 0 for {@code h}, as the policy in force says. */
+    /**
+     * {@link IoUring#IOSQE_ASYNC} or 0 for {@code h}, as the policy in force says; for
+     * {@code auto}, whether {@code h} is a candidate (the session decides at submission).
+     */
     int sqeFlags(IoHandle h, int inFlightBefore) {
         return sqeFlags(forceAsync, h, inFlightBefore);
     }
@@ -221,7 +240,8 @@ public final class UringIoMethod implements IoMethod {
             case PG19 -> h.op() == IoHandle.OP_READV
                     && (inFlightBefore > ASYNC_IN_FLIGHT_THRESHOLD || h.length() >= ASYNC_MIN_BYTES)
                     ? IoUring.IOSQE_ASYNC : 0;
-            case LARGE -> h.op() == IoHandle.OP_READV && h.length() >= ASYNC_MIN_BYTES ? IoUring.IOSQE_ASYNC : 0;
+            // AUTO: the candidates LARGE would punt; the session decides (UringSession.autoFlags)
+            case LARGE, AUTO -> h.op() == IoHandle.OP_READV && h.length() >= ASYNC_MIN_BYTES ? IoUring.IOSQE_ASYNC : 0;
         };
     }
 
@@ -234,30 +254,30 @@ public final class UringIoMethod implements IoMethod {
     @Override
     public void waitOne(IoHandle handle, long generation) {
         // The session's ring; null or closed if the session closed meanwhile (then the I/O is over).
-        if (handle.session().methodState() instanceof IoUring ring) {
-            ring.waitFor(handle, generation);
+        if (handle.session().methodState() instanceof UringSession us) {
+            us.get().waitFor(handle, generation);
         }
     }
 
     /** Waits on the owner's ring until the handle completed or a CQE is ready; reaps at most {@code max}. */
     @Override
     public void waitProgress(IoHandle handle, long generation, int max) {
-        if (handle.session().methodState() instanceof IoUring ring) {
-            ring.waitForProgress(handle, generation, max);
+        if (handle.session().methodState() instanceof UringSession us) {
+            us.get().waitForProgress(handle, generation, max);
         }
     }
 
     /** CQEs waiting in the session's ring. */
     @Override
     public int readyCompletions(IoSession session) {
-        return session.methodState() instanceof IoUring ring ? ring.readyCompletions() : 0;
+        return session.methodState() instanceof UringSession us ? us.get().readyCompletions() : 0;
     }
 
     /** Reaps what is ready, if nobody else is reaping that ring. Any thread; never blocks. */
     @Override
     public void checkOne(IoHandle handle, long generation) {
-        if (handle.session().methodState() instanceof IoUring ring) {
-            ring.poll();
+        if (handle.session().methodState() instanceof UringSession us) {
+            us.get().poll();
         }
     }
 

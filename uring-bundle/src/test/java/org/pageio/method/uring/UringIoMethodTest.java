@@ -129,8 +129,8 @@ class UringIoMethodTest {
         assertTrue(method.waitOnFdBeforeClose());
         IoUring first;
         try (IoSession a = ctx.openSession("a"); IoSession b = ctx.openSession("b")) {
-            first = assertInstanceOf(IoUring.class, a.methodState());
-            IoUring second = assertInstanceOf(IoUring.class, b.methodState());
+            first = assertInstanceOf(UringSession.class, a.methodState()).get();
+            IoUring second = assertInstanceOf(UringSession.class, b.methodState()).get();
             assertNotSame(first, second);
             assertEquals(16, first.sqEntries());
             assertEquals(32, first.cqEntries());
@@ -165,7 +165,7 @@ class UringIoMethodTest {
         long[] gens = new long[n];
         IoReturn[] rets = new IoReturn[n];
         try (IoSession s = ctx.openSession("t")) {
-            IoUring ring = (IoUring) s.methodState();
+            IoUring ring = ((UringSession) s.methodState()).get();
             long before = ring.submitCalls();
             s.enterBatchMode();
             for (int i = 0; i < n; i++) {
@@ -199,7 +199,7 @@ class UringIoMethodTest {
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor(), "mkfifo " + fifo);
         int pipeFd = open(fifo, OpenFlags.O_RDWR); // a reader and a writer: neither open nor read fails
         try (IoSession s = ctx.openSession("t")) {
-            IoUring ring = (IoUring) s.methodState();
+            IoUring ring = ((UringSession) s.methodState()).get();
             assertTrue(Double.isNaN(ring.averageInFlightAtSubmit()), "no submission yet");
             MemorySegment pipeBuf = block();
             IoReturn pipeRet = new IoReturn();
@@ -330,7 +330,7 @@ class UringIoMethodTest {
     void aStaleDescriptorThatIsNowARingFailsWithEbadf() {
         try (IoSession s = ctx.openSession("t"); IoSession other = ctx.openSession("u")) {
             for (IoSession owner : new IoSession[] {s, other}) {
-                int ringFd = ((IoUring) owner.methodState()).fd();
+                int ringFd = ((UringSession) owner.methodState()).get().fd();
                 assertTrue(IoUring.isRingFd(ringFd));
                 IoReturn r = read(s, ringFd, 0, 0, block());
                 assertEquals(-Errno.EBADF, IoResult.result(r.result()), r.message());
@@ -413,7 +413,7 @@ class UringIoMethodTest {
         boolean written = false;
         try (IoSession s = ctx.openSession("t")) {
           try {
-            IoUring ring = (IoUring) s.methodState();
+            IoUring ring = ((UringSession) s.methodState()).get();
             MemorySegment pipeBuf = block();
             IoReturn pipeRet = new IoReturn();
             IoHandle pipe = s.acquire();
@@ -579,12 +579,68 @@ class UringIoMethodTest {
         assertEquals(List.of(0, 0, 0, 0, 0, a, a, a, 0), flagsFor(UringIoMethod.ForceAsync.PG18, buffered));
         // PG 19: reads only; also at 4 blocks and more.
         assertEquals(List.of(0, 0, 0, 0, 0, a, a, a, 0), flagsFor(UringIoMethod.ForceAsync.PG19, buffered));
-        // LARGE (the default): reads of 4 blocks and more only.
+        // LARGE: reads of 4 blocks and more only.
         assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, a, 0), flagsFor(UringIoMethod.ForceAsync.LARGE, buffered));
-        assertEquals(UringIoMethod.ForceAsync.LARGE, new UringIoMethod().forceAsync());
+        // AUTO (the default): the same candidates; the first is a probe, tried inline
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, a, 0), flagsFor(UringIoMethod.ForceAsync.AUTO, buffered));
+        assertEquals(UringIoMethod.ForceAsync.AUTO, new UringIoMethod().forceAsync());
         // Never for direct (unbuffered) I/O.
         assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.PG18, 0));
         assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0), flagsFor(UringIoMethod.ForceAsync.LARGE, 0));
+    }
+
+    /**
+     * {@code auto}: large buffered reads of cached pages are tried inline and complete inside the
+     * submitting io_uring_enter, so none is punted; once the file is evicted, a probe needs the
+     * disk, and the large reads after it go to io-wq. Every byte is checked either way.
+     */
+    @Test
+    void autoPuntsLargeReadsOnlyWhileTheirPagesAreNotCached() throws IOException {
+        UringIoMethod auto = new UringIoMethod(UringIoMethod.ForceAsync.AUTO);
+        int reads = FILE_BLOCKS / 4;
+        try (AioContext c = AioContext.create(auto, new AioConfig(1, 16, 16)); IoSession s = c.openSession("auto")) {
+            UringSession us = (UringSession) s.methodState();
+            Posix.residency(alphaFd, 0, (long) FILE_BLOCKS * BLOCK, alpha); // written just now: cached
+            for (int r = 0; r < reads; r++) {
+                readLarge(s, r * 4L);
+            }
+            assertEquals(reads, us.inlineProbes(), "every read of cached pages was tried inline and finished there");
+            assertEquals(0, us.slowProbes(), "no probe of cached pages needed the disk");
+            assertEquals(0, us.punted(), "nothing punted while the pages were cached");
+
+            Posix.fdatasyncOrThrow(alphaFd, alpha);
+            Posix.fadvise(alphaFd, 0, 0, org.pageio.posix.Fadvise.POSIX_FADV_DONTNEED, alpha);
+            assertEquals(0, Posix.residency(alphaFd, 0, (long) FILE_BLOCKS * BLOCK, alpha).residentPages(),
+                    "alpha could not be evicted from the page cache; the test needs a file system that evicts");
+            for (int r = 0; r < reads; r++) {
+                readLarge(s, r * 4L);
+            }
+            long probesAfter = us.inlineProbes() - reads + us.slowProbes();
+            assertTrue(us.slowProbes() >= 1, "the first read after the eviction needed the disk: " + counts(us));
+            assertEquals(Math.min(reads - probesAfter, UringSession.PUNTS_PER_PROBE * us.slowProbes()), us.punted(),
+                    "after a probe that needed the disk the next large reads are punted: " + counts(us));
+            assertEquals(reads, probesAfter + us.punted(), "each read was a probe or punted: " + counts(us));
+        }
+    }
+
+    private static String counts(UringSession us) {
+        return "inline probes " + us.inlineProbes() + ", slow probes " + us.slowProbes() + ", punted " + us.punted();
+    }
+
+    /** Reads blocks {@code first .. first + 3} of alpha into one 32 kB buffer (a large buffered read) and checks them. */
+    private void readLarge(IoSession s, long first) {
+        MemorySegment buf = arena.allocate(4L * BLOCK, 4096);
+        IoReturn ret = new IoReturn();
+        IoHandle h = s.acquire();
+        long gen = h.generation();
+        h.setIovec(0, buf).setFlags(IoHandle.FLAG_BUFFERED).setReturn(ret).setTarget(IoTarget.file(alpha), first);
+        h.startReadv(alphaFd, 1, first * BLOCK);
+        s.await(h, gen);
+        assertEquals(IoResult.OK, ret.status(), ret.message());
+        assertEquals(4 * BLOCK, IoResult.result(ret.result()), "read of blocks " + first + ".." + (first + 3));
+        for (int b = 0; b < 4; b++) {
+            assertBlock("alpha", first + b, buf.asSlice((long) b * BLOCK, BLOCK));
+        }
     }
 
     /** The configuration as DS would hand it: {@code io_uring_force_async = value}. */
@@ -607,7 +663,7 @@ class UringIoMethodTest {
         assertEquals(UringIoMethod.ForceAsync.PG18, UringIoMethod.ForceAsync.parse(" PG18 "), "case-insensitive");
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> UringIoMethod.ForceAsync.parse("always"));
-        assertEquals("io_uring_force_async = always is not valid: valid values are large, pg19, pg18, never",
+        assertEquals("io_uring_force_async = always is not valid: valid values are auto, large, pg19, pg18, never",
                 bad.getMessage());
 
         UringIoMethod m = new UringIoMethod();
@@ -615,7 +671,7 @@ class UringIoMethodTest {
         assertEquals(UringIoMethod.DEFAULT_FORCE_ASYNC, m.forceAsync(), "rejected at activation: the default");
         assertTrue(m.availability().available(), "a rejected setting does not take io_uring away");
         assertTrue(m.availability().cause().contains("io_uring_force_async = always is not valid")
-                && m.availability().cause().endsWith("using the default large"), m.availability().cause());
+                && m.availability().cause().endsWith("using the default auto"), m.availability().cause());
 
         m.modified(config("pg19"));
         assertEquals(UringIoMethod.ForceAsync.PG19, m.forceAsync());
@@ -687,7 +743,7 @@ class UringIoMethodTest {
                 long allocated = mx.getCurrentThreadAllocatedBytes() - before;
                 passes.add(allocated);
                 if (pass > 0 && allocated < rounds) {
-                    IoUring ring = (IoUring) s.methodState();
+                    IoUring ring = ((UringSession) s.methodState()).get();
                     boolean fixed = ctx.registeredBuffers() != null;
                     assertEquals(fixed ? (pass + 1L) * rounds : 0L, ring.fixedIos(), ring.registeredBuffers());
                     return; // less than one byte per read: nothing is allocated per I/O
@@ -709,7 +765,7 @@ class UringIoMethodTest {
         ctx.registerBuffers(region);
         int betaFd = open(dir.resolve("beta"), OpenFlags.O_RDWR | OpenFlags.O_CREAT);
         try (IoSession s = ctx.openSession("t")) {
-            IoUring ring = (IoUring) s.methodState();
+            IoUring ring = ((UringSession) s.methodState()).get();
             assertEquals("on: 2 MiB in 1 buffer", ring.registeredBuffers());
 
             MemorySegment in = region.asSlice(3L * BLOCK, BLOCK);
@@ -762,7 +818,7 @@ class UringIoMethodTest {
         try {
             ctx.registerBuffers(mapped);
             try (IoSession s = ctx.openSession("t")) {
-                IoUring ring = (IoUring) s.methodState();
+                IoUring ring = ((UringSession) s.methodState()).get();
                 String note = ring.registeredBuffers();
                 assertTrue(note.startsWith("off: io_uring_register(IORING_REGISTER_BUFFERS) of 2 MiB in 1 buffer failed: E"),
                         note);
