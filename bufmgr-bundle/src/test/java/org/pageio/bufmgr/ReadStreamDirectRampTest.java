@@ -145,6 +145,38 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         }
     }
 
+    /**
+     * A bitmap heap scan's stream that runs ahead of its reads (a device faster than the consumer:
+     * every read is over before the consumer reaches it) refills in groups of at least three reads,
+     * one submission each, once {@code effective_io_concurrency} reads went by without a wait; on a
+     * slow device, where the consumer waits, it starts each read alone as soon as its slot is free.
+     */
+    @Test
+    void aRandomStreamThatRunsAheadRefillsInGroupsAndOneThatWaitsDoesNot() throws Exception {
+        DirectLike fast = new DirectLike(0);
+        StreamStats st = scan(fast, ReadStream.USE_BATCHING, 7);
+        int reads = fast.submissions.stream().mapToInt(Integer::intValue).sum();
+        assertEquals(st.ioCount(), reads, "reads submitted: " + st);
+        assertEquals(0, st.waits(), "every read completed in submit: " + st);
+        // the ramp-up and the first 16 reads consumed start reads one or two at a time; after
+        // that every refill waits for three free slots (and the stream's end may leave one short)
+        long small = fast.submissions.stream().filter(n -> n < 3).count();
+        assertTrue(small <= 2 * EIC + 4, small + " submissions of fewer than 3 reads of " + fast.submissions.size() + ": "
+                + fast.submissions + " " + st);
+        assertTrue(fast.submissions.size() <= reads / 3 + 2 * EIC + 4, fast.submissions.size() + " submissions for " + reads
+                + " reads: " + fast.submissions);
+        assertTrue(st.averageIosInProgress() >= 12, "average reads in flight: " + st);
+        core.close();
+        core = null;
+
+        DirectLike slow = new DirectLike(300_000);
+        st = scan(slow, ReadStream.USE_BATCHING, 7);
+        assertTrue(st.waits() > 0, "a slow device makes the consumer wait: " + st);
+        long singles = slow.submissions.stream().filter(n -> n == 1).count();
+        assertTrue(singles >= slow.submissions.size() * 3 / 4, singles + " single-read submissions of "
+                + slow.submissions.size() + " on a device the consumer waits for: " + slow.submissions + " " + st);
+    }
+
     @Test
     void aColdDirectScanReachesFullDepthWithinTheFirstReadsEvenWhenItNeverWaits() throws Exception {
         DirectLike m = new DirectLike(0);

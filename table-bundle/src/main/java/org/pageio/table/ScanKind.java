@@ -8,7 +8,7 @@ public enum ScanKind {
     FILTER("filter"),
     /** {@code count(*) WHERE col BETWEEN lo AND hi} by bitmap heap scan: sorted blocks, DEFAULT|USE_BATCHING. */
     BITMAP("bitmap"),
-    /** {@code count(*), sum(length(text)) WHERE col BETWEEN lo AND hi} by index scan: heap blocks in index order. */
+    /** {@code count(*), sum(length(text)) WHERE col BETWEEN lo AND hi} by index scan: heap blocks in index order, DEFAULT|USE_BATCHING. */
     INDEX("index"),
     /** {@code SELECT * WHERE col >= lo ORDER BY col LIMIT n}: an index scan whose stream ends early. */
     LIMIT("limit"),

@@ -37,6 +37,19 @@ import org.pageio.posix.PosixException;
  * io_combine_limit)} reads have been consumed, whatever the device's speed. Hits decay the
  * distance as before.
  *
+ * <h2>Grouped refills of a random stream that runs ahead (a pageio addition)</h2>
+ * PostgreSQL looks ahead after every consumed buffer, so a deep random stream starts one read per
+ * buffer, each in a submission of its own: on a fast device the issuer, not the device, is then
+ * the limit, and most of its time per block is the kernel's submission path (for O_DIRECT, the
+ * block layer and the device's doorbell, paid once per submission). A {@link #USE_BATCHING} stream
+ * that is not {@link #SEQUENTIAL}, with {@code max_ios} of 12 or more and reads that start at once
+ * (not {@code io_method=sync}), therefore refills in groups ({@link #readGroup} reads, one
+ * submission) while it <em>runs ahead</em>: the last {@code max_ios} reads it consumed were all
+ * over when it reached them. The first read it has to wait for ends that: it refills at every
+ * buffer again, as PostgreSQL does, until another {@code max_ios} reads arrive without a wait. So a
+ * device that keeps up gets fewer, larger submissions (its queue is not what limits the scan), and
+ * a device that does not keeps its full depth.
+ *
  * <h2>Retiring reads (a pageio addition, random streams, opt-in)</h2>
  * PostgreSQL counts a read against {@code max_ios} until the consumer has waited for it, so a
  * random stream whose reads complete out of order, or in bursts, keeps fewer than {@code max_ios}
@@ -153,10 +166,17 @@ public final class ReadStream implements AutoCloseable {
     /**
      * Refill in groups ({@link #USE_BATCHING}, {@link #SEQUENTIAL} and at least 8 reads allowed
      * in flight): see {@link #deep()}. A pageio addition for sequential streams, whose adjacent
-     * reads the block layer merges only when several arrive in one submission; other streams look
-     * ahead at every buffer, as PostgreSQL's do.
+     * reads the block layer merges only when several arrive in one submission; random streams look
+     * ahead at every buffer, as PostgreSQL's do, unless they run ahead ({@link #groupWhenAhead}).
      */
     private final boolean grouped;
+    /**
+     * A random batching stream that refills in groups while it runs ahead of its reads ("Grouped
+     * refills of a random stream that runs ahead" in the class comment).
+     */
+    private final boolean groupWhenAhead;
+    /** Reads consumed in a row without waiting for them (saturates at {@code max_ios}). */
+    private int unwaitedReads;
 
     private final int queueSize;
     private final int[] queue;
@@ -253,6 +273,8 @@ public final class ReadStream implements AutoCloseable {
         this.readGroup = maxIos >= 4 * GROUP_MIN_READS ? Math.max(GROUP_MIN_READS, maxIos / 8) : Math.max(1, maxIos / 8);
         this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
         this.grouped = (flags & USE_BATCHING) != 0 && (flags & SEQUENTIAL) != 0 && maxIos >= 8;
+        this.groupWhenAhead = (flags & USE_BATCHING) != 0 && (flags & SEQUENTIAL) == 0 && maxIos >= 4 * GROUP_MIN_READS
+                && !session.defersReads();
         int pins = (maxIos + 1) * ioCombineLimit;
         pins = Math.min(pins, session.additionalPinLimit());
         if (strategy != null) {
@@ -381,6 +403,7 @@ public final class ReadStream implements AutoCloseable {
             }
             oldestIo = (oldestIo + 1) % ioSlots;
             ios--;
+            unwaitedReads = waited ? 0 : Math.min(unwaitedReads + 1, maxIos);
             afterIo(waited);
         }
         int buf = queue[slot];
@@ -482,14 +505,19 @@ public final class ReadStream implements AutoCloseable {
      * Looking ahead at every consumed buffer would start one read per buffer, each in its own
      * submission (one system call per block for random reads, which cannot combine); waiting for a
      * group to free up sends them to the method several at a time, for a slightly lower average
-     * depth. Progress: with reads in flight the consumer waits for one or releases pins.
+     * depth. A random stream ({@link #groupWhenAhead}) does so only while it runs ahead of its reads.
+     * Progress: with reads in flight the consumer waits for one or releases pins.
      */
     private boolean deep() {
-        if (!grouped || ios == 0) {
+        if (ios == 0) {
             return false;
         }
-        int freePins = distance - pinned - forwarded - pendingLen;
-        return maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup || freePins < Math.max(1, distance / 8);
+        if (grouped) {
+            int freePins = distance - pinned - forwarded - pendingLen;
+            return maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup || freePins < Math.max(1, distance / 8);
+        }
+        // a random stream running ahead: reads only (one block each, pins are not its limit)
+        return groupWhenAhead && unwaitedReads >= maxIos && (maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup);
     }
 
     /**

@@ -36,8 +36,10 @@ import org.pageio.table.index.PageReads;
  *   <li>Sequential scan: {@code SEQUENTIAL | USE_BATCHING}, bulk-read ring.</li>
  *   <li>Bitmap heap scan: TIDs from the index, sorted; distinct blocks streamed in order with
  *       {@code DEFAULT | USE_BATCHING}; per-buffer data = where the block's TIDs start.</li>
- *   <li>Index scan: heap blocks in index order (they repeat and jump); flags {@code DEFAULT}: the
- *       callback reads index pages, so it may block and must not run in batch mode.</li>
+ *   <li>Index scan: heap blocks in index order (they repeat and jump), {@code DEFAULT | USE_BATCHING}.
+ *       The callback reads index pages and may wait for their reads, which is allowed in batch
+ *       mode: a wait submits the session's staged reads first, and the callback takes no content
+ *       lock, so nothing it waits for can depend on a read still staged.</li>
  *   <li>LIMIT n: the index scan with a tuple bound (the callback hands out at most 2n TIDs), whose
  *       stream is closed as soon as n rows came back; reads still in flight finish in the background.</li>
  *   <li>Checksum scan: {@code MAINTENANCE | SEQUENTIAL | USE_BATCHING} ({@code maintenance_io_concurrency}),
@@ -256,7 +258,7 @@ public final class Scans {
                     return c.block;
                 }
             };
-            ReadStream stream = new ReadStream(session, heap, cb, 0, null, options);
+            ReadStream stream = new ReadStream(session, heap, cb, ReadStream.USE_BATCHING, null, options);
             try {
                 int buf;
                 while ((buf = next(stream, t, heap)) >= 0) {
