@@ -58,7 +58,11 @@ import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
 import org.pageio.api.IoTarget;
 import org.pageio.api.MethodSwap;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.itest.PageioTestBase;
+import org.pageio.method.fault.FaultPlan;
 import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
@@ -82,10 +86,10 @@ import org.pageio.posix.Posix;
  * ({@link BlockPattern}), so a wrong byte anywhere fails. The kit uses only the public SPI.
  *
  * <p>The tests are grouped by area — reads, short transfers, writes and fsync, errors, handles and
- * completion, callbacks, waits, sessions and descriptors, stress, the method's life cycle — and
- * each one's name is the rule it checks ({@code tck/README.md} lists them). A failure says what the
- * method did and what it must do. Rules that depend on the page cache follow
- * {@link IoMethod#bypassesPageCache()}. One test stops and starts the method's bundle.
+ * completion, callbacks, waits, sessions and descriptors, under the buffer manager, stress, the
+ * method's life cycle — and each one's name is the rule it checks ({@code tck/README.md} lists
+ * them). A failure says what the method did and what it must do. Rules that depend on the page
+ * cache follow {@link IoMethod#bypassesPageCache()}. One test stops and starts the method's bundle.
  */
 public abstract class MethodConformanceKit extends PageioTestBase {
 
@@ -148,6 +152,11 @@ public abstract class MethodConformanceKit extends PageioTestBase {
                 Files.deleteIfExists(p);
             }
         }
+        assertCompletedOnce(extra);
+    }
+
+    /** {@code extra} ({@link AioContext#extraCompletions()}) is 0. */
+    private void assertCompletedOnce(long extra) {
         assertEquals("io_method=" + method().name() + " called IoHandle.complete() " + extra + " time(s) on a handle that"
                 + " was not submitted (an I/O completed twice, or one it was never given): a method must complete each"
                 + " I/O exactly once", 0, extra);
@@ -1461,6 +1470,63 @@ public abstract class MethodConformanceKit extends PageioTestBase {
             ctx.unregisterBuffers(region);
         }
         assertFileHolds(eta, "eta", 0, 2L * BLOCK);
+    }
+
+    // ------------------------------------------------------------------ under the buffer manager
+
+    /**
+     * The buffer manager over the method, behind the fault decorator ({@link FaultRig}), as the
+     * console's soak runs any method: a read stream over a relation of checksummed pages; an EIO
+     * injected on one block (the decorator completes that I/O itself) reaches the reader naming
+     * relation, block and errno, while the method runs the rest of the stream's reads; the next
+     * stream reads every page right through the method; no pin, session or handle is left.
+     */
+    @Test
+    public void bufferManagerStreamsThroughTheMethodAndAnInjectedEioReachesTheReader() throws IOException {
+        long relNumber = 63000;
+        int blocks = 100;
+        FaultPlan plan = FaultPlan.parse("eio read file=pg_default/" + relNumber + " blocks=40 times=1");
+        try (FaultRig rig = new FaultRig(method(), plan, FaultRig.small().build())) {
+            SmgrRelation rel = rig.relation(relNumber, blocks);
+            try (BufferSession s = rig.pool.openSession("kit")) {
+                try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, blocks), ReadStream.FULL, null)) {
+                    IOException e = null;
+                    try {
+                        for (long b = 0; b < blocks; b++) {
+                            int buf = stream.next();
+                            assertPage(relNumber, b, s.page(buf), "before the injected EIO");
+                            s.releaseBuffer(buf);
+                        }
+                    } catch (IOException x) {
+                        e = x;
+                    }
+                    assertNotNull(io() + ": a read stream over a relation with an EIO injected at block 40 ended without"
+                            + " an error", e);
+                    assertTrue(io() + ": the reader's error does not name EIO, relation and block: " + e.getMessage(),
+                            e.getMessage().contains("EIO") && e.getMessage().contains("pg_default/" + relNumber)
+                                    && e.getMessage().contains("block"));
+                }
+                s.io().drain();
+                try (ReadStream again = new ReadStream(s, rel, ReadStream.blockRange(0, blocks), ReadStream.FULL, null)) {
+                    for (long b = 0; b < blocks; b++) {
+                        int buf = again.next();
+                        assertPage(relNumber, b, s.page(buf), "in a stream after the injected EIO");
+                        s.releaseBuffer(buf);
+                    }
+                    assertEquals(io() + ": a read stream returned a buffer past the relation's end", -1, again.next());
+                }
+            }
+            assertEquals(io() + ": the fault decorator injected " + rig.method.injected() + " errors, not 1", 1,
+                    rig.method.injected());
+            rig.assertNothingLeaked();
+            assertCompletedOnce(rig.aio.extraCompletions());
+        }
+    }
+
+    private void assertPage(long rel, long block, MemorySegment page, String when) {
+        int wrong = PatternRelation.wrongBytes(rel, block, page);
+        assertEquals(io() + ": the buffer manager read " + wrong + " wrong bytes in block " + block + " of relation " + rel
+                + " " + when + "; a method must transfer exactly the bytes asked for", 0, wrong);
     }
 
     // ------------------------------------------------------------------ stress
