@@ -52,6 +52,34 @@ public final class BlockPattern {
         return file;
     }
 
+    /** The byte at {@code fileOffset} of the file {@link #write} made for {@code name}. */
+    public static byte at(String name, long fileOffset) {
+        return expected(name, fileOffset / BLOCK, (int) (fileOffset % BLOCK));
+    }
+
+    /** Fills {@code buf} (any length) with the bytes of {@code name} from {@code fileOffset} on. */
+    public static void fillAt(String name, long fileOffset, MemorySegment buf) {
+        for (long i = 0; i < buf.byteSize(); i++) {
+            buf.set(ValueLayout.JAVA_BYTE, i, at(name, fileOffset + i));
+        }
+    }
+
+    /**
+     * Returns {@code null} if {@code buf} (any length) holds the bytes of {@code name} from
+     * {@code fileOffset} on, else a message naming the first wrong byte by its file offset.
+     */
+    public static String checkAt(String name, long fileOffset, MemorySegment buf) {
+        for (long i = 0; i < buf.byteSize(); i++) {
+            byte got = buf.get(ValueLayout.JAVA_BYTE, i);
+            byte want = at(name, fileOffset + i);
+            if (got != want) {
+                return "wrong byte at file offset " + (fileOffset + i) + " of " + name + " (byte " + i + " of a "
+                        + buf.byteSize() + "-byte buffer): got " + got + ", expected " + want;
+            }
+        }
+        return null;
+    }
+
     /**
      * Returns {@code null} if {@code buf} holds block {@code block} of {@code name}, else a message
      * naming the first wrong byte.

@@ -200,6 +200,16 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         p.waiters.awaitDone(handle, generation);
     }
 
+    /**
+     * True: a queued handle is executed later, by a worker, with the issuer's descriptor number;
+     * closed meanwhile, that number fails (EBADF) or, reopened for another file, reads the wrong
+     * file. The core therefore waits for the session's I/O on a descriptor before it is closed.
+     */
+    @Override
+    public boolean waitOnFdBeforeClose() {
+        return true;
+    }
+
     // ------------------------------------------------------------------ views
 
     /** The pool's gauges now (for the console); zeros before activation. */

@@ -875,6 +875,92 @@ class WorkerPoolTest {
         assertTrue(method.lastRejection().contains("io_min_workers = 9 is greater than io_max_workers = 4"));
     }
 
+    /**
+     * With the only worker held in a callback, reads on a second descriptor stay queued;
+     * {@code closingFd} must wait for them (the issuer takes back all but the last, which the
+     * worker runs once released), so that no worker uses the descriptor after the issuer closed it.
+     */
+    @Test
+    void closingFdWaitsForQueuedIoOnThatDescriptor() throws Exception {
+        start(WorkerSettings.of(1, 1, 60_000, 100));
+        assertTrue(method.waitOnFdBeforeClose());
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        IoCallback holding = new IoCallback() {
+            public String name() {
+                return "holding";
+            }
+
+            public long completeShared(IoHandle h, long r, int data) {
+                entered.countDown();
+                try {
+                    release.await(DEADLINE_MS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return r;
+            }
+        };
+        Thread holder = new Thread(() -> {
+            try (IoSession s = ctx.openSession("holder")) {
+                IoHandle h = s.acquire();
+                long gen = h.generation();
+                h.setIovec(0, arena.allocate(BLOCK, 4096)).addCallback(holding, 0).startReadv(fd, 1, 0);
+                s.await(h, gen);
+            }
+        }, "holder");
+        holder.setDaemon(true);
+        holder.start();
+        int fd2 = Posix.open(file, OpenFlags.O_RDONLY, 0);
+        try {
+            assertTrue(entered.await(DEADLINE_MS, TimeUnit.MILLISECONDS), "the only worker never ran the holding read");
+            try (IoSession s = ctx.openSession("closer")) {
+                IoHandle[] hs = new IoHandle[8];
+                long[] gens = new long[hs.length];
+                IoReturn[] rets = new IoReturn[hs.length];
+                s.enterBatchMode();
+                for (int i = 0; i < hs.length; i++) {
+                    rets[i] = new IoReturn();
+                    hs[i] = s.acquire();
+                    gens[i] = hs[i].generation();
+                    hs[i].setIovec(0, arena.allocate(BLOCK, 4096)).setReturn(rets[i]).startReadv(fd2, 1, (long) i * BLOCK);
+                }
+                s.exitBatchMode();
+                // The issuer takes back all but a lone last handle; the worker, released then, runs that one.
+                openWhen(release, () -> done(hs, gens) >= hs.length - 1, DEADLINE_MS, "releaser");
+                s.closingFd(fd2);
+                for (int i = 0; i < hs.length; i++) {
+                    int state = hs[i].state();
+                    assertTrue(hs[i].generation() != gens[i] || state >= IoHandle.COMPLETED_SHARED,
+                            "read " + i + " of the closing descriptor is still " + IoHandle.stateName(state) + " after closingFd");
+                }
+                Posix.close(fd2, file);
+                fd2 = -1;
+                for (int i = 0; i < hs.length; i++) {
+                    s.await(hs[i], gens[i]);
+                    assertEquals(IoResult.OK, rets[i].status(), rets[i].message());
+                }
+            }
+        } finally {
+            release.countDown();
+            if (fd2 >= 0) {
+                Posix.close(fd2, file);
+            }
+            holder.join(DEADLINE_MS);
+        }
+    }
+
+    /** How many of {@code hs} completed their I/O of generation {@code gens[i]}. */
+    private static int done(IoHandle[] hs, long[] gens) {
+        int n = 0;
+        for (int i = 0; i < hs.length; i++) {
+            if (hs[i].generation() != gens[i] || hs[i].state() >= IoHandle.COMPLETED_SHARED) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     static WorkerConfig config(int min, int max, int idleMs, int intervalMs, int ioWorkers) {
         return new WorkerConfig() {
             public Class<? extends Annotation> annotationType() {
