@@ -35,7 +35,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code pageio:set} survives a restart (it is saved in the settings file), and the Web Console's
  * {@code pageio} page in a real browser — Debian's chromium driven by Selenium through
  * {@code /usr/bin/chromedriver}: it logs in with the generated password, sees the method in use,
- * the stat_io table after a scan, the live aios view refreshing, the newest drill result, and an
+ * the stat_io table after a scan, the live aios view refreshing, the live chart's reads/s at 0 before
+ * the scan and above 0 after it, the newest drill result, and an
  * invalid setting refused with the old value kept, and a settings POST forged as another site's page would
  * send it (another Origin or Referer, no form token) refused with 403. Screenshots go to {@code itest/target/}.
  * Plain JUnit, no Pax Exam. Fails (never skips) when chromium or the jar is missing.
@@ -142,6 +143,9 @@ public class WebConsolePluginIT {
             assertTrue(statHead, statHead.contains("io_method") && statHead.contains("stats_reset")
                     && statHead.contains("bytes_per_read"));
             assertEquals("no drill run yet", browser.findElement(By.id("pageio-drill")).getText());
+            // the live chart takes a sample a poll; nothing reads before the scan, so reads/s stays 0
+            wait.until(d -> Integer.parseInt(d.findElement(By.id("pageio-chart")).getAttribute("data-samples")) >= 2);
+            assertEquals("0", browser.findElement(By.id("pageio-chart")).getAttribute("data-reads-max"));
 
             // a scan while the page polls: stat_io fills in without reloading, the live view refreshes
             shell.command("pageio:scan count t", "count t: count=20000");
@@ -151,6 +155,18 @@ public class WebConsolePluginIT {
                 return s.matches("\\(live: \\d+ in flight, refresh ([2-9]|\\d\\d+) at .*") ? s : null;
             });
             assertTrue(status, status.startsWith("(live: "));
+            // the scan's reads move the chart: reads/s above 0, on the line of the method that read
+            String readsMax = wait.until(d -> {
+                String v = d.findElement(By.id("pageio-chart")).getAttribute("data-reads-max");
+                return Double.parseDouble(v) > 0 ? v : null;
+            });
+            String top = browser.findElement(By.id("pageio-chart-reads-max")).getText();
+            assertTrue(top + " vs " + readsMax, Double.parseDouble(top) > 0);
+            String line = browser.findElement(By.cssSelector("#pageio-chart-reads polyline[data-method='worker']"))
+                    .getAttribute("points");
+            assertTrue(line, line.split(" ").length >= 2);
+            assertTrue(browser.findElement(By.id("pageio-chart-legend")).getText().contains("worker"));
+            assertTrue(Double.parseDouble(browser.findElement(By.id("pageio-chart-mb-max")).getText()) > 0);
             String stat = browser.findElement(By.id("pageio-stat-io")).getText();
             // the polled rows carry the method that did the reads and a timestamptz as PostgreSQL prints it
             assertTrue(stat, stat.lines().anyMatch(l -> l.startsWith("client") && l.contains(" relation ")
