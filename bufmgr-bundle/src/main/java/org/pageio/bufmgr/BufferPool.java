@@ -109,6 +109,8 @@ public final class BufferPool implements AutoCloseable {
     final AtomicLong allocations = new AtomicLong();
     /** Relation syncs sessions ran to get written buffers back ({@link #syncForReuse}). */
     private final java.util.concurrent.atomic.LongAdder reuseSyncs = new java.util.concurrent.atomic.LongAdder();
+    /** Pages read whose checksum did not match ({@link #checksumFailures}). */
+    private final java.util.concurrent.atomic.LongAdder checksumFailures = new java.util.concurrent.atomic.LongAdder();
     /** One checkpoint at a time. */
     final Object checkpointLock = new Object();
     /** Set by the first {@link #close}. */
@@ -405,6 +407,41 @@ public final class BufferPool implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /** {@code pg_buffercache_summary()}: used, unused, dirty and pinned buffers, in one pass (for views; racy). */
+    public BufferCacheSummary summary() {
+        int used = 0;
+        int dirty = 0;
+        int pinned = 0;
+        long usage = 0;
+        for (int b = 0; b < nbuffers; b++) {
+            long s = state(b);
+            if ((s & VALID) != 0) {
+                used++;
+                usage += usage(s);
+            }
+            if ((s & DIRTY) != 0) {
+                dirty++;
+            }
+            if (refcount(s) > 0) {
+                pinned++;
+            }
+        }
+        return new BufferCacheSummary(used, nbuffers - used, dirty, pinned, used == 0 ? 0 : (double) usage / used);
+    }
+
+    /**
+     * Pages read whose checksum did not match ({@code pg_stat_database.checksum_failures}), those
+     * used anyway ({@code ignore_checksum_failure}) or zeroed ({@code zero_damaged_pages}) included.
+     */
+    public long checksumFailures() {
+        return checksumFailures.sum();
+    }
+
+    /** Counts one page whose checksum did not match; completion path, error case only. */
+    void checksumFailed() {
+        checksumFailures.increment();
     }
 
     /**

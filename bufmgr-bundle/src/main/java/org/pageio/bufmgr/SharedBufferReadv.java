@@ -106,6 +106,9 @@ final class SharedBufferReadv implements IoCallback {
                 firstBad = i;
                 firstCode = code;
             }
+            if (code == PageVerifier.BAD_CHECKSUM) {
+                pool.checksumFailed();
+            }
             logDamage(h, block, page, code, flags); // before zeroing: the message describes the damage
             if (code == PageVerifier.BAD_CHECKSUM && (flags & ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES) != 0) {
                 ignored++;

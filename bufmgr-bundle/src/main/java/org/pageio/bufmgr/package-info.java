@@ -9,7 +9,10 @@
  * {@link org.pageio.bufmgr.BufferManagerCore#swapMethod} and
  * {@link org.pageio.bufmgr.BufferManagerCore#retireMethod}: a live swap that switches the storage
  * manager's O_DIRECT mode in the order a method that bypasses the page cache needs.
+ *
+ * <p>2.2.0: {@link org.pageio.bufmgr.BufferPool#summary()} ({@code pg_buffercache_summary()}) and
+ * {@link org.pageio.bufmgr.BufferPool#checksumFailures()}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.1.0")
+@org.osgi.annotation.versioning.Version("2.2.0")
 package org.pageio.bufmgr;

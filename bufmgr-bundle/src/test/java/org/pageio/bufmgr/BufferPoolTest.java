@@ -39,9 +39,15 @@ class BufferPoolTest extends PoolTestBase {
     void readBufferReadsOnceThenHits() throws IOException {
         pool(new SyncIoMethod(), small().build());
         SmgrRelation rel = relation(16384, 20);
+        assertEquals(new BufferCacheSummary(0, pool.nbuffers(), 0, 0, 0), pool.summary(), "an empty pool");
         try (BufferSession s = pool.openSession("client")) {
             int buf = s.readBuffer(rel, 7, null);
             assertNull(TestPages.check(16384, 7, s.page(buf)));
+            BufferCacheSummary held = pool.summary();
+            assertEquals(1, held.used(), held.toString());
+            assertEquals(pool.nbuffers() - 1, held.unused(), held.toString());
+            assertEquals(1, held.pinned(), held.toString());
+            assertEquals(0, held.dirty(), held.toString());
             s.releaseBuffer(buf);
             int again = s.readBuffer(rel, 7, null);
             assertEquals(buf, again, "the block stays in its buffer");
@@ -50,6 +56,10 @@ class BufferPoolTest extends PoolTestBase {
         assertEquals(1, total(Column.READS));
         assertEquals(1, total(Column.HITS));
         assertEquals(0, pool.pinnedBuffers());
+        BufferCacheSummary after = pool.summary();
+        assertEquals(0, after.pinned(), after.toString());
+        assertEquals(2.0, after.usageCountAvg(), after.toString()); // a read and a hit
+        assertEquals(0, pool.checksumFailures());
     }
 
     @ParameterizedTest
@@ -157,6 +167,7 @@ class BufferPoolTest extends PoolTestBase {
             assertEquals(0, s.pinnedCount());
         }
         assertEquals(0, pool.pinnedBuffers());
+        assertEquals(2, pool.checksumFailures(), "each read of the bad page counts");
     }
 
     @Test
@@ -195,6 +206,7 @@ class BufferPoolTest extends PoolTestBase {
             AioException e = assertThrows(AioException.class, () -> s.readBuffer(rel, 7, null));
             assertTrue(e.getMessage().contains("invalid page header") && e.getMessage().contains("block 7"), e.getMessage());
         }
+        assertEquals(1, pool.checksumFailures(), "the ignored checksum counts, the bad header is no checksum failure");
     }
 
     private static void corrupt(SmgrRelation rel, long block) throws IOException {

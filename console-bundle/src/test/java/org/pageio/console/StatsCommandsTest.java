@@ -25,9 +25,7 @@ import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferAccessStrategy;
 import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferSession;
-import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
@@ -85,17 +83,8 @@ class StatsCommandsTest {
         try (BufferManagerCore bufmgr = BufferManagerCore.open(dir,
                 new BufMgrSettings.Builder().sharedBuffers(64).maxSessions(4).build(), new SyncIoMethod())) {
             gogo.addCommand(Commands.PAGEIO, new StatsCommands(bufmgr), "stat_io");
-            SmgrRelation rel = bufmgr.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, 16384));
             try (BufferSession s = bufmgr.pool().openSession("client")) {
-                int[] bufs = new int[16];
-                s.extendBy(rel, 16, bufs, null);
-                for (int b : bufs) {
-                    s.beginModify(b);
-                    s.endModify(b, true);
-                    s.releaseBuffer(b);
-                }
-                bufmgr.pool().checkpoint();
-                bufmgr.pool().evictAll(s);
+                SmgrRelation rel = WrittenRelation.create(bufmgr, s, 16384, 16);
                 BufferAccessStrategy ring = bufmgr.pool().strategy(BufferAccessStrategy.Type.BULKREAD);
                 for (int b = 0; b < 8; b++) {
                     s.releaseBuffer(s.readBuffer(rel, b, ring));

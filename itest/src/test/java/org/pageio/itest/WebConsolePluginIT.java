@@ -6,25 +6,16 @@ import static org.junit.Assert.fail;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.pageio.itest.kit.ConsoleShell;
 import org.pageio.itest.kit.ExportedJar;
 import org.pageio.itest.kit.ExportedJar.Run;
 import org.openqa.selenium.By;
@@ -44,7 +35,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code pageio:set} survives a restart (it is saved in the settings file), and the Web Console's
  * {@code pageio} page in a real browser — Debian's chromium driven by Selenium through
  * {@code /usr/bin/chromedriver}: it logs in with the generated password, sees the method in use,
- * the stat_io table after a scan, the live aios view refreshing, the newest drill result, and an
+ * the stat_io table after a scan, the live aios view refreshing, the live chart's reads/s at 0 before
+ * the scan and above 0 after it, the newest drill result, and an
  * invalid setting refused with the old value kept, and a settings POST forged as another site's page would
  * send it (another Origin or Referer, no form token) refused with 403. Screenshots go to {@code itest/target/}.
  * Plain JUnit, no Pax Exam. Fails (never skips) when chromium or the jar is missing.
@@ -68,15 +60,7 @@ public class WebConsolePluginIT {
     }
 
     private static Path freshData(String name) throws IOException {
-        Path data = target.resolve(name);
-        if (Files.exists(data)) {
-            try (Stream<Path> s = Files.walk(data)) {
-                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
-        return Files.createDirectories(data);
+        return ConsoleShell.freshData(target, name);
     }
 
     private static Run exec(Path data, String script) throws Exception {
@@ -120,21 +104,16 @@ public class WebConsolePluginIT {
     @Test
     public void pluginPageInChromium() throws Exception {
         Path data = freshData("pageio-web-data");
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        Path log = data.resolve("console.log");
         // interactive Gogo shell reading our pipe: we type commands into it while the browser watches
-        Process p = new ProcessBuilder(jar.java(data, "-Dorg.osgi.service.http.port=" + port))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ConsoleShell shell = ConsoleShell.start(jar, data);
+        int port = shell.port();
         Path profile = Files.createTempDirectory(target, "chromium-profile");
         WebDriver browser = null;
         try {
             String base = "http://127.0.0.1:" + port + "/system/console";
-            String password = awaitConsole(data, base + "/pageio", log);
+            String password = shell.awaitConsole("/system/console/pageio");
             // the console may answer before the table commands are registered: retry until they are
-            command(p, log, "pageio:load --rows 20000 t", "loaded 20,000 rows into t");
+            shell.command("pageio:load --rows 20000 t", "loaded 20,000 rows into t");
 
             ChromeOptions options = new ChromeOptions();
             options.setBinary(CHROMIUM);
@@ -164,15 +143,30 @@ public class WebConsolePluginIT {
             assertTrue(statHead, statHead.contains("io_method") && statHead.contains("stats_reset")
                     && statHead.contains("bytes_per_read"));
             assertEquals("no drill run yet", browser.findElement(By.id("pageio-drill")).getText());
+            // the live chart takes a sample a poll; nothing reads before the scan, so reads/s stays 0
+            wait.until(d -> Integer.parseInt(d.findElement(By.id("pageio-chart")).getAttribute("data-samples")) >= 2);
+            assertEquals("0", browser.findElement(By.id("pageio-chart")).getAttribute("data-reads-max"));
 
             // a scan while the page polls: stat_io fills in without reloading, the live view refreshes
-            command(p, log, "pageio:scan count t", "count t: count=20000");
+            shell.command("pageio:scan count t", "count t: count=20000");
             wait.until(d -> d.findElement(By.id("pageio-stat-io")).getText().contains("client"));
             String status = wait.until(d -> {
                 String s = d.findElement(By.id("pageio-aios-status")).getText();
                 return s.matches("\\(live: \\d+ in flight, refresh ([2-9]|\\d\\d+) at .*") ? s : null;
             });
             assertTrue(status, status.startsWith("(live: "));
+            // the scan's reads move the chart: reads/s above 0, on the line of the method that read
+            String readsMax = wait.until(d -> {
+                String v = d.findElement(By.id("pageio-chart")).getAttribute("data-reads-max");
+                return Double.parseDouble(v) > 0 ? v : null;
+            });
+            String top = browser.findElement(By.id("pageio-chart-reads-max")).getText();
+            assertTrue(top + " vs " + readsMax, Double.parseDouble(top) > 0);
+            String line = browser.findElement(By.cssSelector("#pageio-chart-reads polyline[data-method='worker']"))
+                    .getAttribute("points");
+            assertTrue(line, line.split(" ").length >= 2);
+            assertTrue(browser.findElement(By.id("pageio-chart-legend")).getText().contains("worker"));
+            assertTrue(Double.parseDouble(browser.findElement(By.id("pageio-chart-mb-max")).getText()) > 0);
             String stat = browser.findElement(By.id("pageio-stat-io")).getText();
             // the polled rows carry the method that did the reads and a timestamptz as PostgreSQL prints it
             assertTrue(stat, stat.lines().anyMatch(l -> l.startsWith("client") && l.contains(" relation ")
@@ -252,39 +246,18 @@ public class WebConsolePluginIT {
             if (browser != null) {
                 screenshot(browser, "webconsole-pageio-failure.png");
             }
-            throw new AssertionError(e.getMessage() + "\n---- container log:\n" + Files.readString(log), e);
+            throw new AssertionError(e.getMessage() + "\n---- container log:\n" + shell.log(), e);
         } finally {
             if (browser != null) {
                 browser.quit();
             }
-            p.destroy();
-            if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
+            shell.close();
         }
     }
 
-    /**
-     * A GET ({@code form} null) or a form POST with basic credentials, and the {@code Origin} and
-     * {@code Referer} headers given (null: none), as a browser or another site's page would send it.
-     */
     private static HttpResponse<String> http(String url, String password, String form, String origin, String referer)
             throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("admin:" + password)
-                        .getBytes(StandardCharsets.UTF_8)));
-        if (origin != null) {
-            b.header("Origin", origin);
-        }
-        if (referer != null) {
-            b.header("Referer", referer);
-        }
-        if (form != null) {
-            b.header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
-        }
-        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-            return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        }
+        return ConsoleShell.http(url, password, form, origin, referer);
     }
 
     /** The settings table's row as the browser shows it, cells joined by single spaces. */
@@ -312,51 +285,5 @@ public class WebConsolePluginIT {
         Files.copy(shot.toPath(), to, StandardCopyOption.REPLACE_EXISTING);
         assertTrue(to + " is empty", Files.size(to) > 1000);
         System.out.println("screenshot: " + to);
-    }
-
-    /** Types {@code line} into the shell until the log shows {@code expect} (again when the command was not found yet). */
-    private static void command(Process p, Path log, String line, String expect) throws Exception {
-        long deadline = System.currentTimeMillis() + 90_000;
-        while (System.currentTimeMillis() < deadline) {
-            int from = Files.readString(log).length();
-            type(p, line);
-            while (System.currentTimeMillis() < deadline) {
-                String added = Files.readString(log).substring(from);
-                if (added.contains(expect)) {
-                    return;
-                }
-                if (added.contains("Command not found")) {
-                    break;
-                }
-                Thread.sleep(200);
-            }
-            Thread.sleep(500);
-        }
-        throw new AssertionError("'" + line + "' did not print '" + expect + "' within 90 s");
-    }
-
-    private static void type(Process p, String line) throws IOException {
-        OutputStream in = p.getOutputStream();
-        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-        in.flush();
-    }
-
-    /** Waits until the plugin answers 200 with the generated password; returns the password. */
-    private static String awaitConsole(Path data, String url, Path log) throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
-        Path file = data.resolve("webconsole.password");
-        int code = -1;
-        while (System.currentTimeMillis() < deadline) {
-            if (Files.isRegularFile(file)) {
-                String password = Files.readString(file).strip();
-                code = ExportedJar.status(URI.create(url), "admin:" + password);
-                if (code == 200) {
-                    return password;
-                }
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("the pageio page did not answer 200 within 60 s (last " + code + "); log:\n"
-                + Files.readString(log));
     }
 }

@@ -42,7 +42,8 @@ import org.pageio.console.TextTable;
  * those registered (with the cause when one cannot run here), the settings with their sources and
  * an edit form that goes through {@code pageio:set}'s validation, {@code pg_stat_io} with bytes per
  * read, a live {@code pg_aios} view (the page polls {@code pageio/live.json} every
- * {@value #POLL_MS} ms), and the newest drill result.
+ * {@value #POLL_MS} ms), a live chart of reads/s, MB/s, I/O wait and handles in flight per I/O
+ * method that the page derives from the same polls, and the newest drill result.
  *
  * <p>It reuses the Gogo commands' tables ({@link MethodsCommand#table()},
  * {@link SettingsCommands#table()}, {@link StatsCommands#statIoTable}), so the page and the shell
@@ -61,6 +62,10 @@ public final class PageioPlugin extends AbstractServlet {
 
     public static final String LABEL = "pageio";
     static final int POLL_MS = 1000;
+    /** Samples the live chart keeps: five minutes at one a poll. */
+    static final int CHART_SAMPLES = 300;
+    static final int CHART_WIDTH = 600;
+    static final int CHART_HEIGHT = 80;
     /** Request attribute: the outcome of a POSTed setting, rendered above the settings table. */
     private static final String OUTCOME = PageioPlugin.class.getName() + ".outcome";
     /** The settings form's token parameter. */
@@ -213,7 +218,8 @@ public final class PageioPlugin extends AbstractServlet {
         w.println("<div id='pageio' data-live='" + esc(root + "/live.json") + "'>");
         w.println("<style>#pageio table{border-collapse:collapse;margin:4px 0 14px}#pageio td,#pageio th{border:1px solid #ccc;"
                 + "padding:2px 6px;text-align:left}#pageio td.n{text-align:right}#pageio .refused{color:#a00;font-weight:bold}"
-                + "#pageio .ok{color:#060}#pageio h2{margin:14px 0 4px}</style>");
+                + "#pageio .ok{color:#060}#pageio h2{margin:14px 0 4px}"
+                + "#pageio svg{background:#fafafa;border:1px solid #ccc}#pageio .pageio-series{margin:4px 0 8px}</style>");
 
         w.println("<h2>I/O method</h2>");
         w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(" + down + ")"
@@ -256,6 +262,8 @@ public final class PageioPlugin extends AbstractServlet {
             table(w, "pageio-stat-io", StatsCommands.statIoTable(b.pool().stats().rows()));
         }
 
+        chart(w);
+
         w.println("<h2>aios <small id='pageio-aios-status'>(live)</small></h2>");
         table(w, "pageio-aios", StatsCommands.aiosTable(b == null ? List.of() : b.pool().aio().snapshot()));
 
@@ -264,6 +272,32 @@ public final class PageioPlugin extends AbstractServlet {
 
         w.println("</div>");
         w.println(SCRIPT);
+    }
+
+    /** The live chart's series: the key the script computes per method, the element id, the title. */
+    private static final String[][] CHART = {
+        {"reads", "pageio-chart-reads", "reads/s"},
+        {"mb", "pageio-chart-mb", "MB/s read"},
+        {"wait", "pageio-chart-wait", "I/O wait, ms/s (read, write and fsync time; track_io_timing)"},
+        {"inflight", "pageio-chart-inflight", "I/O handles in flight"},
+    };
+
+    /**
+     * The live chart's frame, drawn by {@link #SCRIPT} from each poll of live.json: one SVG per
+     * series, a line per I/O method. The box's {@code data-samples}, {@code data-reads-max} and
+     * {@code data-reads-last} attributes give the numbers drawn (the browser test reads them).
+     */
+    private static void chart(PrintWriter w) {
+        w.println("<h2>I/O per second <small>(a sample a second, the last " + CHART_SAMPLES / 60 + " minutes, per I/O method;"
+                + " rates of stat_io's counters, handles from aios)</small></h2>");
+        w.println("<div id='pageio-chart' data-samples='0' data-reads-max='0' data-reads-last='0'>"
+                + "<p id='pageio-chart-legend'>(waiting for samples)</p>");
+        for (String[] c : CHART) {
+            w.println("<div class='pageio-series'><b>" + esc(c[2]) + "</b>, top <span id='" + c[1] + "-max'>0</span><br>"
+                    + "<svg id='" + c[1] + "' data-series='" + c[0] + "' width='" + CHART_WIDTH + "' height='" + CHART_HEIGHT
+                    + "' viewBox='0 0 " + CHART_WIDTH + " " + CHART_HEIGHT + "'></svg></div>");
+        }
+        w.println("</div>");
     }
 
     private void drill(PrintWriter w, String root) throws IOException {
@@ -387,7 +421,12 @@ public final class PageioPlugin extends AbstractServlet {
 
     /**
      * Polls live.json and redraws the aios and stat_io tables and the method in use; the aios
-     * status line says when it last refreshed (the browser test waits for it).
+     * status line says when it last refreshed (the browser test waits for it). Each poll also adds
+     * a sample to the live chart: per I/O method, the growth of stat_io's cumulative reads,
+     * read_bytes and read, write and fsync time since the previous poll over the time between
+     * them (a counter that went down, a reset or a restart, counts 0; a row that appeared counts
+     * from 0), and the handles in aios for the method in use. The page keeps the samples; the
+     * server keeps nothing.
      */
     static final String SCRIPT = """
             <script>
@@ -413,6 +452,79 @@ public final class PageioPlugin extends AbstractServlet {
                   });
                 });
               }
+              var KEEP = %d, W = %d, H = %d;
+              var COLORS = ['#36c', '#c33', '#393', '#c90', '#939', '#399', '#666', '#963']; // stat_io has 8 method slots
+              var SVG = 'http://www.w3.org/2000/svg';
+              var methods = []; // in the order first seen: a method keeps its colour
+              var prev = null;  // {t: ms, totals: {method: {reads, bytes, wait}}}
+              var samples = []; // oldest first: {method: {reads, mb, wait, inflight}}
+              function totals(j) {
+                var t = {};
+                j.stat_io.forEach(function (r) {
+                  var x = t[r.io_method] || (t[r.io_method] = {reads: 0, bytes: 0, wait: 0});
+                  x.reads += r.reads;
+                  x.bytes += r.read_bytes;
+                  x.wait += r.read_time + r.write_time + r.fsync_time;
+                });
+                return t;
+              }
+              function sample(j) {
+                var now = Date.now();
+                var cur = totals(j);
+                if (j.method !== null && !cur[j.method]) { cur[j.method] = {reads: 0, bytes: 0, wait: 0}; }
+                Object.keys(cur).forEach(function (m) { if (methods.indexOf(m) < 0) { methods.push(m); } });
+                if (prev !== null) {
+                  var dt = (now - prev.t) / 1000, per = {};
+                  methods.forEach(function (m) {
+                    var a = cur[m] || {reads: 0, bytes: 0, wait: 0}, b = prev.totals[m] || {reads: 0, bytes: 0, wait: 0};
+                    function rate(k) { return dt > 0 ? Math.max(0, a[k] - b[k]) / dt : 0; }
+                    per[m] = {reads: rate('reads'), mb: rate('bytes') / 1e6, wait: rate('wait'),
+                              inflight: m === j.method ? j.aios.length : 0};
+                  });
+                  samples.push(per);
+                  if (samples.length > KEEP) { samples.shift(); }
+                }
+                prev = {t: now, totals: cur};
+                draw();
+              }
+              function fmt(v) { return v >= 100 ? String(Math.round(v)) : v.toFixed(v >= 10 ? 1 : 2); }
+              function draw() {
+                var box = document.getElementById('pageio-chart');
+                if (!box) { return; }
+                [].forEach.call(box.querySelectorAll('svg[data-series]'), function (svg) {
+                  var key = svg.getAttribute('data-series'), max = 0;
+                  samples.forEach(function (p) { methods.forEach(function (m) { max = Math.max(max, p[m] ? p[m][key] : 0); }); });
+                  while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+                  methods.forEach(function (m, i) {
+                    var pts = samples.map(function (p, k) {
+                      var v = p[m] ? p[m][key] : 0;
+                      return (W * (KEEP - samples.length + k) / (KEEP - 1)).toFixed(1) + ','
+                        + (H - 2 - (max > 0 ? v / max * (H - 6) : 0)).toFixed(1);
+                    });
+                    var line = document.createElementNS(SVG, 'polyline');
+                    line.setAttribute('fill', 'none');
+                    line.setAttribute('stroke-width', '1.5');
+                    line.setAttribute('stroke', COLORS[i] || '#000');
+                    line.setAttribute('data-method', m);
+                    line.setAttribute('points', pts.join(' '));
+                    svg.appendChild(line);
+                  });
+                  document.getElementById(svg.id + '-max').textContent = fmt(max);
+                });
+                var legend = document.getElementById('pageio-chart-legend');
+                legend.textContent = '';
+                methods.forEach(function (m, i) {
+                  var span = document.createElement('span');
+                  span.style.color = COLORS[i] || '#000';
+                  span.style.marginRight = '12px';
+                  span.textContent = '\u25a0 ' + m;
+                  legend.appendChild(span);
+                });
+                function reads(p) { return methods.reduce(function (s, m) { return s + (p[m] ? p[m].reads : 0); }, 0); }
+                box.setAttribute('data-samples', String(samples.length));
+                box.setAttribute('data-reads-max', String(samples.reduce(function (s, p) { return Math.max(s, reads(p)); }, 0)));
+                box.setAttribute('data-reads-last', String(samples.length ? reads(samples[samples.length - 1]) : 0));
+              }
               var polls = 0;
               function poll() {
                 fetch(url, {credentials: 'same-origin', cache: 'no-store'})
@@ -421,6 +533,7 @@ public final class PageioPlugin extends AbstractServlet {
                     polls++;
                     fill('pageio-aios', j.aios);
                     fill('pageio-stat-io', j.stat_io);
+                    sample(j);
                     var m = document.getElementById('pageio-method');
                     if (m) { m.textContent = j.method === null ? '(the buffer manager is not running)' : j.method; }
                     document.getElementById('pageio-aios-status').textContent =
@@ -434,5 +547,5 @@ public final class PageioPlugin extends AbstractServlet {
               poll();
             })();
             </script>
-            """.formatted(POLL_MS);
+            """.formatted(CHART_SAMPLES, CHART_WIDTH, CHART_HEIGHT, POLL_MS);
 }

@@ -45,6 +45,8 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
     private volatile WorkerPool pool;
     /** The last rejected configuration, as one line; null when none was rejected. */
     private volatile String lastRejection;
+    /** The pool over JMX while the component is active (not for instances made outside a container). */
+    private WorkerPoolMBean mbean;
 
     /** For Declarative Services: the pool starts at activation. */
     public WorkerIoMethod() {
@@ -68,6 +70,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             s = WorkerSettings.DEFAULTS;
         }
         start(new WorkerPool(s));
+        mbean = WorkerPoolMBean.register(this);
     }
 
     /**
@@ -118,6 +121,8 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
     /** {@link #deactivate()}, for use outside a container. Idempotent. */
     @Override
     public synchronized void close() {
+        WorkerPoolMBean.unregister(mbean);
+        mbean = null;
         WorkerPool p = pool;
         if (p != null && !p.stopping()) {
             p.stop(STOP_BOUND_NANOS);

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -959,6 +962,24 @@ class WorkerPoolTest {
             }
         }
         return n;
+    }
+
+    @Test
+    void theActiveComponentsPoolIsOnJmxUntilItCloses() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName(WorkerPoolMBean.NAME);
+        assertFalse(server.isRegistered(name), "nothing before activation");
+        method = new WorkerIoMethod();
+        method.activate(config(2, 4, 60_000, 100, -1));
+        await("2 workers", () -> method.stats().workersAlive() == 2);
+        assertEquals(2, server.getAttribute(name, "Workers"));
+        assertEquals(2, server.getAttribute(name, "MinWorkers"));
+        assertEquals(4, server.getAttribute(name, "MaxWorkers"));
+        assertEquals(SubmissionQueue.QUEUE_SIZE - 1, server.getAttribute(name, "QueueCapacity"));
+        assertEquals(0, server.getAttribute(name, "QueueDepth"));
+        assertEquals(2L, server.getAttribute(name, "Launches"));
+        method.close();
+        assertFalse(server.isRegistered(name), "unregistered when the pool stops");
     }
 
     static WorkerConfig config(int min, int max, int idleMs, int intervalMs, int ioWorkers) {
