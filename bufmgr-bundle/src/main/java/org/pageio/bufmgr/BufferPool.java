@@ -669,8 +669,8 @@ public final class BufferPool implements AutoCloseable {
                 reuseSyncs.increment();
                 Checkpointer.FsyncFailure why = Checkpointer.syncRelation(this, session, rel, null);
                 if (why != null) {
-                    LOG.log(System.Logger.Level.WARNING, why.message() + " (an fsync a " + session.io().kind()
-                            + " session ran to reuse its buffers; they are reusable again)");
+                    LOG.log(System.Logger.Level.WARNING, why.message() + " (this fsync was run by a session of kind \""
+                            + session.io().kind() + "\" to reuse the relation's buffers; they are reusable again)");
                 }
             }
             return true;

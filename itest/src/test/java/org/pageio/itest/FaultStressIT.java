@@ -278,13 +278,15 @@ public class FaultStressIT extends EveryMethodTestBase {
             }
             long injected = rig.method.injected();
 
-            // One fsync failure on the first relation, twice: the repair's fsync fails as well.
-            rig.method.setPlan(FaultPlan.parse("eio fsync file=pg_default/" + WRITE_RELS[0] + " times=2"));
+            // One fsync failure on the first relation, twice: the repair's fsync fails as well. The
+            // plan comes after the changes: a session that needs buffers may fsync the relation
+            // itself to reuse them, and would then take the failures before the checkpoint does.
             try (BufferSession s = rig.pool.openSession("fsync")) {
                 for (long b = 0; b < 4; b++) {
                     modify(s, rels[0], b, latest[0], torn[0]);
                 }
             }
+            rig.method.setPlan(FaultPlan.parse("eio fsync file=pg_default/" + WRITE_RELS[0] + " times=2"));
             String fsyncPrefix = "could not fsync file " + rels[0].segmentPath(0) + ": EIO";
             String failed = checkpointFailure(rig.pool);
             assertTrue("io_method=" + name + ": the failed fsync fails the checkpoint: " + failed, failed != null
