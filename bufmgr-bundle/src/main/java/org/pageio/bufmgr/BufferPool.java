@@ -111,6 +111,8 @@ public final class BufferPool implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder reuseSyncs = new java.util.concurrent.atomic.LongAdder();
     /** Pages read whose checksum did not match ({@link #checksumFailures}). */
     private final java.util.concurrent.atomic.LongAdder checksumFailures = new java.util.concurrent.atomic.LongAdder();
+    /** What the read streams that ended did ({@link #streamTotals}). */
+    private final ReadStreamTotals streamTotals = new ReadStreamTotals();
     /** One checkpoint at a time. */
     final Object checkpointLock = new Object();
     /** Set by the first {@link #close}. */
@@ -437,6 +439,11 @@ public final class BufferPool implements AutoCloseable {
      */
     public long checksumFailures() {
         return checksumFailures.sum();
+    }
+
+    /** What the pool's read streams did, summed over the streams that ended. */
+    public ReadStreamTotals streamTotals() {
+        return streamTotals;
     }
 
     /** Counts one page whose checksum did not match; completion path, error case only. */

@@ -66,6 +66,11 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     @Override
+    public ReadStreamTotals streamTotals() {
+        return pool.streamTotals();
+    }
+
+    @Override
     public IoSession io() {
         return io;
     }

@@ -53,4 +53,7 @@ public interface StreamingReads {
 
     /** Unpins a buffer. */
     void releaseBuffer(int buf);
+
+    /** Where a stream adds its counts when it ends: the pool's {@link BufferPool#streamTotals()}. */
+    ReadStreamTotals streamTotals();
 }

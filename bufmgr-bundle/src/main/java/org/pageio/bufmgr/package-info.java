@@ -11,7 +11,9 @@
  * manager's O_DIRECT mode in the order a method that bypasses the page cache needs.
  *
  * <p>2.2.0: {@link org.pageio.bufmgr.BufferPool#summary()} ({@code pg_buffercache_summary()}) and
- * {@link org.pageio.bufmgr.BufferPool#checksumFailures()}.
+ * {@link org.pageio.bufmgr.BufferPool#checksumFailures()},
+ * {@link org.pageio.bufmgr.BufferPool#streamTotals()} (what the read streams that ended did; a
+ * stream adds its counts through {@link org.pageio.bufmgr.StreamingReads#streamTotals()}).
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.2.0")

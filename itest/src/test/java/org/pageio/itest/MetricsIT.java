@@ -71,6 +71,9 @@ public class MetricsIT {
             assertTrue(after, sum(after, "pageio_stat_io_read_bytes_total", "io_method=\"worker\"")
                     >= (readsAfter - readsBefore) * 8192);
             assertTrue(after, after.contains("\npageio_up 1\n"));
+            assertTrue("the scan's stream ended and added its reads\n" + after,
+                    sum(after, "pageio_read_stream_ios_total", "") > sum(before, "pageio_read_stream_ios_total", "")
+                    && sum(after, "pageio_read_stream_distance_sum_total", "") > 0);
             assertTrue(after, after.contains("\npageio_io_method_info{io_method=\"worker\",wanted=\"worker\"} 1\n"));
             assertTrue(after, sum(after, "pageio_buffers_used", "") > 0);
             assertTrue(after, after.contains("\npageio_aio_handles{state=\"SUBMITTED\"} "));

@@ -209,6 +209,8 @@ public final class ReadStream implements AutoCloseable {
     private long ungetData;
     private long callbackData;
     private boolean ended;
+    /** {@link #close()} ran (the counts went to the pool's totals). */
+    private boolean closed;
     private long adviceEnd = END;
 
     // PG 18: distance; PG 19: readahead distance, combine distance, decay hold-off
@@ -698,10 +700,18 @@ public final class ReadStream implements AutoCloseable {
         ungetBlock = END;
     }
 
-    /** Ends the stream at once (a LIMIT): see the class comment. */
+    /**
+     * Ends the stream at once (a LIMIT): see the class comment. The first close adds the stream's
+     * counts to the pool's {@link org.pageio.bufmgr.ReadStreamTotals}.
+     */
     @Override
     public void close() {
         releaseAll();
         ended = true;
+        if (!closed) {
+            closed = true;
+            session.streamTotals().add(stats.returned, stats.distanceSum, stats.ios, stats.inProgressSum, stats.waits,
+                    stats.waitNanos);
+        }
     }
 }

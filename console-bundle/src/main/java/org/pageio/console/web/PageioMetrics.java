@@ -19,6 +19,7 @@ import org.pageio.api.MethodSwap;
 import org.pageio.bufmgr.BufferCacheSummary;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.ReadStreamTotals;
 import org.pageio.bufmgr.MethodStatus;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.console.web.PrometheusText.Type;
@@ -28,7 +29,7 @@ import org.pageio.console.web.PrometheusText.Type;
  * {@code stat_io} counter by {@code backend_type}, {@code object}, {@code context} and
  * {@code io_method} (PostgreSQL's {@code pg_stat_io} names, times in seconds), the I/O handles in
  * use by state (what {@code pageio:aios} lists), the buffer pool ({@code pg_buffercache_summary()}),
- * checksum failures, the method in force and its swaps, and, while the {@code worker} method's
+ * checksum failures, the read streams' look-ahead distance and depth (sums over ended streams), the method in force and its swaps, and, while the {@code worker} method's
  * component is active, its pool ({@code org.pageio:type=WorkerPool} over JMX).
  *
  * <p>Everything is read when scraped, from numbers the buffer manager and the worker pool keep
@@ -56,6 +57,7 @@ final class PageioMetrics {
             statIo(t, pool.stats().rows());
             aios(t, pool.aio());
             buffers(t, pool);
+            streams(t, pool.streamTotals());
             method(t, b.methodStatus());
         }
         workerPool(t, server);
@@ -133,6 +135,27 @@ final class PageioMetrics {
                 + " (pg_buffercache_summary)").sample(s.usageCountAvg());
         t.family("pageio_checksum_failures_total", Type.COUNTER, "Pages read whose checksum did not match"
                 + " (pg_stat_database.checksum_failures)").sample(pool.checksumFailures());
+    }
+
+    /**
+     * The read streams that ended, as sums: {@code rate(…_distance_sum_total) / rate(…_buffers_total)}
+     * is the mean look-ahead distance, {@code rate(…_ios_in_progress_sum_total) /
+     * rate(…_ios_total)} the mean reads in flight, of the streams that ended in the interval.
+     */
+    static void streams(PrometheusText t, ReadStreamTotals r) {
+        t.family("pageio_read_streams_total", Type.COUNTER, "Read streams that ended (their counts are in the"
+                + " pageio_read_stream_* sums)").sample(r.streams());
+        t.family("pageio_read_stream_buffers_total", Type.COUNTER, "Buffers the ended read streams returned")
+                .sample(r.buffers());
+        t.family("pageio_read_stream_distance_sum_total", Type.COUNTER, "Look-ahead distance (buffers) at each buffer"
+                + " returned, summed; divided by pageio_read_stream_buffers_total, the mean distance").sample(r.distanceSum());
+        t.family("pageio_read_stream_ios_total", Type.COUNTER, "Reads the ended read streams started").sample(r.ios());
+        t.family("pageio_read_stream_ios_in_progress_sum_total", Type.COUNTER, "Reads in flight once each read started,"
+                + " summed; divided by pageio_read_stream_ios_total, the mean depth").sample(r.inProgressSum());
+        t.family("pageio_read_stream_waits_total", Type.COUNTER, "Times a read stream's consumer blocked for a read")
+                .sample(r.waits());
+        t.family("pageio_read_stream_wait_seconds_total", Type.COUNTER, "Time read streams' consumers blocked for reads")
+                .sample(r.waitNanos() / 1e9);
     }
 
     static void method(PrometheusText t, MethodStatus m) {

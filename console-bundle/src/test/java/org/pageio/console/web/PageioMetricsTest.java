@@ -21,6 +21,7 @@ import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.console.WebConsolePassword;
 import org.pageio.console.WrittenRelation;
 import org.pageio.console.web.PrometheusText.Type;
@@ -69,6 +70,11 @@ class PageioMetricsTest {
                 for (int b = 0; b < 8; b++) {
                     s.releaseBuffer(s.readBuffer(rel, b, null));
                 }
+                try (ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 8), 0, null)) {
+                    for (int b = 0; b < 8; b++) {
+                        s.releaseBuffer(stream.next()); // all hits: no read started
+                    }
+                }
                 int held = s.readBuffer(rel, 0, null); // a hit, pinned while scraped
                 String text = PageioMetrics.scrape(bufmgr, MBeanServerFactory.newMBeanServer());
                 s.releaseBuffer(held);
@@ -77,7 +83,11 @@ class PageioMetricsTest {
                 assertTrue(lines.contains("pageio_up 1"), text);
                 assertTrue(lines.contains("pageio_stat_io_reads_total" + row + " 8"), text);
                 assertTrue(lines.contains("pageio_stat_io_read_bytes_total" + row + " 65536"), text);
-                assertTrue(lines.contains("pageio_stat_io_hits_total" + row + " 1"), text);
+                assertTrue(lines.contains("pageio_stat_io_hits_total" + row + " 9"), text);
+                assertTrue(lines.contains("pageio_read_streams_total 1"), text);
+                assertTrue(lines.contains("pageio_read_stream_buffers_total 8"), text);
+                assertTrue(lines.contains("pageio_read_stream_ios_total 0"), text);
+                assertTrue(lines.contains("pageio_read_stream_distance_sum_total 8"), "distance 1 at each hit\n" + text);
                 assertTrue(lines.stream().anyMatch(l -> l.startsWith("pageio_stat_io_read_time_seconds_total" + row + " ")),
                         text);
                 assertTrue(lines.stream().anyMatch(l -> l.startsWith("pageio_stat_io_stats_reset_timestamp_seconds" + row)),
