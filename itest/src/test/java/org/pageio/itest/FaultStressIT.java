@@ -23,8 +23,8 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stream.ReadStream;
-import org.pageio.itest.kit.FaultRig;
-import org.pageio.itest.kit.PatternRelation;
+import org.pageio.tck.FaultRig;
+import org.pageio.tck.PatternRelation;
 import org.pageio.method.fault.FaultPlan;
 
 /**
