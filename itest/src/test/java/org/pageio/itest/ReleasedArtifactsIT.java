@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.BeforeClass;
@@ -35,7 +37,8 @@ import org.w3c.dom.Node;
  * {@code target/}. Then a copy of {@code examples/ratelimit-method} (its own pom, no parent) is
  * built with {@code mvn verify} against {@code org.pageio:pageio-api} and
  * {@code org.pageio:pageio-tck} from that repository: its {@code RateLimitConformanceIT}, which
- * extends the kit, must run every test of the kit and pass.
+ * extends the kit, must run every test of the kit and pass. Last, pageio-api is baselined against
+ * that release: unchanged it passes, with a public method removed bnd's baseline fails the build.
  *
  * <p>Offline and leaving {@code ~/.m2} as it was: the release build only reads it ({@code -o}, no
  * install); the other builds use a local repository of their own under {@code target/}, in which
@@ -133,6 +136,29 @@ public class ReleasedArtifactsIT {
                     Files.readString(origin).contains(">pageio-release="));
         }
         assertEquals("~/.m2 is left as it was", installedBefore, Files.exists(installed));
+    }
+
+    @Test
+    public void anIncompatibleApiChangeFailsTheBuildWithBndsBaselineMessage() throws Exception {
+        Path unchanged = work.resolve("baseline-unchanged.log");
+        mvn(source, unchanged, 0, "-s", settings.toString(), "verify", "-pl", "api-bundle", "-Dmaven.test.skip=true");
+        String ok = Files.readString(unchanged);
+        assertTrue("the API was baselined against release " + release + ": see " + unchanged,
+                ok.contains("The baseline version was found to be " + release) && ok.contains("Baseline check succeeded"));
+
+        Path context = source.resolve("api-bundle/src/main/java/org/pageio/api/AioContext.java");
+        String java = Files.readString(context);
+        Matcher m = Pattern.compile("\n    public long extraCompletions\\(\\) \\{\n.*?\n    }\n", Pattern.DOTALL).matcher(java);
+        assertTrue("AioContext.extraCompletions() is there to remove", m.find());
+        Files.writeString(context, m.replaceFirst("\n"));
+
+        Path removed = work.resolve("baseline-removed-method.log");
+        mvn(source, removed, 1, "-s", settings.toString(), "verify", "-pl", "api-bundle", "-Dmaven.test.skip=true");
+        String failed = Files.readString(removed);
+        assertTrue("bnd's baseline failed the build: see " + removed, failed.contains("Baseline problems detected"));
+        assertTrue("bnd names the package, the major change and the version it needs: see " + removed,
+                failed.lines().anyMatch(l -> l.contains("org.pageio.api") && l.contains("MAJOR") && l.contains("2.0.0")));
+        assertTrue("bnd names the removed method: see " + removed, failed.contains("extraCompletions()"));
     }
 
     // ------------------------------------------------------------------ helpers
