@@ -23,9 +23,9 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.method.fault.FaultPlan;
 import org.pageio.tck.FaultRig;
 import org.pageio.tck.PatternRelation;
-import org.pageio.method.fault.FaultPlan;
 
 /**
  * Stress with faults on, over every method here: several sessions per core doing random single
