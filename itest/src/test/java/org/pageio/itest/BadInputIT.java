@@ -32,11 +32,11 @@ import org.pageio.api.IoTarget;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
-import org.pageio.itest.kit.FaultRig;
-import org.pageio.itest.kit.PatternRelation;
 import org.pageio.method.fault.FaultPlan;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
+import org.pageio.tck.FaultRig;
+import org.pageio.tck.PatternRelation;
 
 /**
  * Bad input everywhere: damaged relation files, names that try to leave the data directory, a

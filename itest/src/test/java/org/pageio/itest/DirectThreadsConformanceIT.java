@@ -10,7 +10,7 @@ import org.junit.Test;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.util.Filter;
 import org.pageio.api.IoMethod;
-import org.pageio.itest.kit.MethodConformanceKit;
+import org.pageio.tck.MethodConformanceKit;
 
 /**
  * {@code io_method=direct} with engine {@code threads} passes the method conformance kit unchanged:
@@ -26,7 +26,7 @@ public class DirectThreadsConformanceIT extends MethodConformanceKit {
     @Override
     protected Option extraOptions() {
         return composite(systemProperty("pageio.direct.engine").value("threads"),
-                reactorBundle("uring-bundle"), reactorBundle("directio-bundle"));
+                PageioTestBase.reactorBundle("uring-bundle"), PageioTestBase.reactorBundle("directio-bundle"));
     }
 
     @Override

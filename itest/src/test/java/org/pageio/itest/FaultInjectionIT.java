@@ -29,12 +29,12 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stream.ReadStream;
-import org.pageio.itest.kit.FaultRig;
-import org.pageio.itest.kit.PatternRelation;
 import org.pageio.method.fault.FaultPlan;
 import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
+import org.pageio.tck.FaultRig;
+import org.pageio.tck.PatternRelation;
 
 /**
  * The buffer manager and read streams under injected faults, over every method this machine has

@@ -23,9 +23,9 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stream.ReadStream;
-import org.pageio.itest.kit.FaultRig;
-import org.pageio.itest.kit.PatternRelation;
 import org.pageio.method.fault.FaultPlan;
+import org.pageio.tck.FaultRig;
+import org.pageio.tck.PatternRelation;
 
 /**
  * Stress with faults on, over every method here: several sessions per core doing random single

@@ -13,7 +13,7 @@ import org.junit.Test;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.util.Filter;
 import org.pageio.api.IoMethod;
-import org.pageio.itest.kit.MethodConformanceKit;
+import org.pageio.tck.MethodConformanceKit;
 
 /**
  * {@code io_method=io_uring} passes the method conformance kit, on this machine, without skipping:
@@ -30,7 +30,7 @@ public class UringConformanceIT extends MethodConformanceKit {
 
     @Override
     protected Option extraOptions() {
-        return reactorBundle("uring-bundle");
+        return PageioTestBase.reactorBundle("uring-bundle");
     }
 
     @Override

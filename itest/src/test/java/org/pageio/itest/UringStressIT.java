@@ -34,11 +34,11 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
-import org.pageio.itest.kit.BlockPattern;
 import org.pageio.posix.Fadvise;
 import org.pageio.posix.Iovec;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
+import org.pageio.tck.BlockPattern;
 import org.pageio.uring.IoUring;
 
 /**

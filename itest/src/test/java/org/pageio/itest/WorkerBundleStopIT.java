@@ -25,10 +25,10 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
-import org.pageio.itest.kit.BlockPattern;
 import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
+import org.pageio.tck.BlockPattern;
 
 /**
  * Stopping the worker bundle with I/O in flight (SCR deactivates the component): every handle

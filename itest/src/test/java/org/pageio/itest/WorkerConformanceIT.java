@@ -15,8 +15,8 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
-import org.pageio.itest.kit.BlockPattern;
-import org.pageio.itest.kit.MethodConformanceKit;
+import org.pageio.tck.BlockPattern;
+import org.pageio.tck.MethodConformanceKit;
 
 /**
  * {@code io_method=worker} passes the method conformance kit, and its I/O really runs in the

@@ -1,4 +1,4 @@
-package org.pageio.itest.kit;
+package org.pageio.tck;
 
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;

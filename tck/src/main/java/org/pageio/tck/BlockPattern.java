@@ -1,4 +1,4 @@
-package org.pageio.itest.kit;
+package org.pageio.tck;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

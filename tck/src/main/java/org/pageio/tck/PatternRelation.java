@@ -1,4 +1,4 @@
-package org.pageio.itest.kit;
+package org.pageio.tck;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

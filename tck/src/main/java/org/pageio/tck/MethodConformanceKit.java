@@ -1,4 +1,4 @@
-package org.pageio.itest.kit;
+package org.pageio.tck;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
@@ -61,7 +61,6 @@ import org.pageio.api.MethodSwap;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
-import org.pageio.itest.PageioTestBase;
 import org.pageio.method.fault.FaultPlan;
 import org.pageio.posix.Errno;
 import org.pageio.posix.OpenFlags;
@@ -69,18 +68,19 @@ import org.pageio.posix.Posix;
 
 /**
  * The method conformance kit: what every {@link IoMethod} must do, ours or a third party's. It
- * runs inside Felix (Pax Exam, {@link PageioTestBase}'s container). A method passes by extending
+ * runs inside Felix (Pax Exam, {@link KitContainer}'s container). A method passes by extending
  * this class, adding its bundle to the container, injecting its service and returning it from
  * {@link #method()}:
  *
  * <pre>
  * public class MyMethodConformanceIT extends MethodConformanceKit {
  *     &#64;Inject &#64;Filter("(io.method=mine)") IoMethod method;
- *     &#64;Override protected Option extraOptions() { return reactorBundle("my-method-bundle"); }
+ *     &#64;Override protected Option extraOptions() { return classpathBundle("org.example.mine"); }
  *     &#64;Override protected IoMethod method() { return method; }
  * }
  * </pre>
  *
+ * or, simpler, by extending {@link MethodBundleKit}, which finds the service the bundle registers.
  * A bundle built elsewhere is checked with {@code ./pageio tck path/to/jar} ({@code tck/README.md}).
  * Every test reads or writes real files in a fresh temporary directory with known content
  * ({@link BlockPattern}), so a wrong byte anywhere fails. The kit uses only the public SPI.
@@ -91,7 +91,7 @@ import org.pageio.posix.Posix;
  * them). A failure says what the method did and what it must do. Rules that depend on the page
  * cache follow {@link IoMethod#bypassesPageCache()}. One test stops and starts the method's bundle.
  */
-public abstract class MethodConformanceKit extends PageioTestBase {
+public abstract class MethodConformanceKit extends KitContainer {
 
     protected static final int BLOCK = BlockPattern.BLOCK;
     private static final int FILE_BLOCKS = 64;

@@ -1,4 +1,4 @@
-package org.pageio.itest.kit;
+package org.pageio.tck;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
