@@ -40,7 +40,8 @@ import org.osgi.service.component.annotations.Reference;
  * {@code pageio: <command>: <message>} on stderr and stops the script.
  *
  * <p>"Fully started" means: the framework reported reaching its final start level and every
- * persistently started bundle is ACTIVE (see {@code Readiness}); the bnd launcher calls its main
+ * persistently started bundle is ACTIVE (see {@code Readiness}), the settings file was applied and
+ * the drop folder's bundles were handed to {@link DropFolder}; the bnd launcher calls its main
  * thread before the start levels have been climbed, so this wait is needed there too.
  * How the JVM ends depends on the launcher:
  * <ul>
@@ -134,11 +135,14 @@ public final class ExecRunner {
         int code;
         try {
             readiness.await();
-            // the settings file's values must be in force before the first command (at most 10 s)
-            if (SettingsFile.awaitApplied(10_000)) {
+            // the settings file's values must be in force before the first command (at most 10 s), and
+            // the bundles of the drop folder installed and started (at most 30 s)
+            boolean settings = SettingsFile.awaitApplied(10_000);
+            boolean dropped = dropFolderPassed(30_000);
+            if (settings || dropped) {
                 Readiness r = readiness;
                 if (r != null) {
-                    r.awaitServicesQuiet(); // the buffer manager may be restarting with them
+                    r.awaitServicesQuiet(); // the buffer manager may be restarting, dropped methods registering
                 }
             }
             code = run(commands);
@@ -148,6 +152,15 @@ public final class ExecRunner {
         }
         startWatchdog(code);
         return code;
+    }
+
+    /** {@link DropFolder#awaitInitialPass}; true at once in a container without FileInstall (no drop folder). */
+    private static boolean dropFolderPassed(long millis) throws InterruptedException {
+        try {
+            return DropFolder.awaitInitialPass(millis);
+        } catch (NoClassDefFoundError noFileInstall) {
+            return true;
+        }
     }
 
     /** Runs the commands in one Gogo session; returns 0 when all succeeded, else 1. */

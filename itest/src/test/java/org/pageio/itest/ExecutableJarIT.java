@@ -41,7 +41,7 @@ public class ExecutableJarIT {
     public void execPrintsResultsAndExitsZero() throws Exception {
         Run r = exec("pageio:methods; pageio:methods --format json");
         assertEquals("exit code; stderr: " + r.err(), 0, r.code());
-        assertTrue(r.out(), r.out().matches("(?s)method +\\| available \\| cause +\\| bundle\n.*"));
+        assertTrue(r.out(), r.out().matches("(?s)method +\\| available \\| state +\\| cause +\\| bundle\n.*"));
         assertTrue(r.out(), r.out().lines().anyMatch(l -> l.startsWith("sync ") && l.contains("| yes ")));
         assertTrue(r.out(), r.out().lines().anyMatch(l -> l.startsWith("io_uring ") && l.contains("| yes ")));
         assertTrue(r.out(), r.out().contains("{\"method\": \"sync\", \"available\": true"));

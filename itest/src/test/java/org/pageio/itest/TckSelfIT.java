@@ -24,8 +24,9 @@ import org.junit.runner.notification.Failure;
 import org.pageio.itest.tck.ThirdPartyMethodTck;
 
 /**
- * What {@code ./pageio tck JAR} does, run on two bundles built outside pageio's parent pom:
- * the example {@code examples/ratelimit-method} must pass every test of the kit, and the broken
+ * What {@code ./pageio tck JAR} does, run on bundles built outside pageio's parent pom:
+ * the examples {@code examples/ratelimit-method} (a decorator) and {@code examples/vthread-method}
+ * (its own I/O on virtual threads) must pass every test of the kit, and the broken
  * fixture {@code tck/broken-method} (completes each I/O twice) must fail, every failure saying
  * why in one readable sentence; a file that is not a bundle is refused by {@code ./pageio tck}
  * before anything is built. A plain JUnit test: it runs the Pax Exam kit itself, once per jar.
@@ -53,13 +54,24 @@ public class TckSelfIT {
                 .map(f -> f.getDescription().getMethodName() + ": " + f.getMessage()).collect(Collectors.joining("; "));
     }
 
-    @Test
-    public void theExampleThirdPartyMethodPasses() {
-        Result r = tck("pageio.tck.example");
-        System.out.println("TckSelfIT: ratelimit-method: " + describe(r));
+    /** Runs the kit on the jar {@code jarProperty} names: every test must run and pass. */
+    private static void passes(String jarProperty, String name) {
+        Result r = tck(jarProperty);
+        System.out.println("TckSelfIT: " + name + ": " + describe(r));
         assertTrue(describe(r), r.getRunCount() >= 46);
         assertEquals(describe(r), 0, r.getFailureCount());
         assertEquals(describe(r), 0, r.getIgnoreCount());
+    }
+
+    @Test
+    public void theExampleThirdPartyMethodPasses() {
+        passes("pageio.tck.example", "ratelimit-method");
+    }
+
+    /** The second example, {@code examples/vthread-method}: a method that does its own I/O, on virtual threads. */
+    @Test
+    public void theVirtualThreadExampleMethodPasses() {
+        passes("pageio.tck.vthread", "vthread-method");
     }
 
     @Test
