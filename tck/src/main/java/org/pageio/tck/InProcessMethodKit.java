@@ -1,0 +1,173 @@
+package org.pageio.tck;
+
+import java.net.URI;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.Ignore;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.runners.BlockJUnit4ClassRunner;
+import org.junit.runners.model.FrameworkMethod;
+import org.junit.runners.model.InitializationError;
+import org.junit.runners.model.Statement;
+import org.opentest4j.TestAbortedException;
+import org.pageio.api.IoMethod;
+
+/**
+ * The method conformance kit in process, on JUnit 5, for unit-test speed: no container, no
+ * bundle. A method's build extends it in a unit test that Surefire runs:
+ *
+ * <pre>
+ * class MineKitTest extends InProcessMethodKit {
+ *     &#64;Override protected IoMethod newMethod() { return new MineMethod(); }
+ * }
+ * </pre>
+ *
+ * <p>Its one {@link TestFactory} yields a {@link DynamicTest} for each JUnit 4 {@code @Test} of
+ * {@link MethodConformanceKit}, named as that method. Each runs the kit's own test body the way
+ * JUnit 4 runs it in the container (its {@code @Before}, {@code @After}, {@code @Rule} timeout and
+ * {@code @Test} attributes, through JUnit 4's {@link BlockJUnit4ClassRunner}), on a fresh kit
+ * instance whose {@link MethodConformanceKit#method()} is a fresh {@link #newMethod()}, closed with
+ * {@link #closeMethod} after the test. The buffer manager test runs over an in-process buffer
+ * manager behind the fault decorator ({@link FaultRig}), as in the container.
+ *
+ * <p>A test marked {@link NeedsContainer} (the method's service property, its bundle stopped and
+ * started) is not run: it is reported aborted, with a message that starts with the test's name and
+ * contains {@value #NEEDS_CONTAINER}. Those rules are checked only by {@link MethodBundleKit}; a
+ * method's build runs both. A JUnit 4 assumption that fails in a kit test is reported aborted too.
+ *
+ * <p>Needs JUnit Jupiter on the test class path (the build's own; this artifact's dependency on
+ * it is optional). The dynamic tests of one factory run one after another, each in a thread of
+ * its own as the kit's timeout rule makes them.
+ */
+public abstract class InProcessMethodKit {
+
+    /** What the abort message of a {@link NeedsContainer} test says after its name. */
+    public static final String NEEDS_CONTAINER = "needs the OSGi container: run MethodBundleKit in Failsafe";
+
+    /**
+     * A new, ready method for one test: constructed and activated as the method's component
+     * would be, available on this machine. Called once per kit test, in the test's thread.
+     */
+    protected abstract IoMethod newMethod();
+
+    /**
+     * Releases what {@link #newMethod()} made, after the test closed its context. By default closes
+     * it when it is {@link AutoCloseable}.
+     */
+    protected void closeMethod(IoMethod method) throws Exception {
+        if (method instanceof AutoCloseable c) {
+            c.close();
+        }
+    }
+
+    /** Every test of {@link MethodConformanceKit}, in JUnit 4's order, as a dynamic test named as the method. */
+    @TestFactory
+    public final Stream<DynamicTest> conformanceKit() {
+        KitRunner runner = KitRunner.create(this);
+        return runner.tests().stream().map(t -> DynamicTest.dynamicTest(t.getName(),
+                URI.create("method:" + t.getDeclaringClass().getName() + "#" + t.getName() + "()"), () -> runner.run(t)));
+    }
+
+    /**
+     * The kit's test bodies, bound to a method this harness made. Public only because JUnit 4 runs
+     * public classes only; only the harness makes one.
+     */
+    public static final class Kit extends MethodConformanceKit {
+
+        private final IoMethod method;
+
+        private Kit(IoMethod method) {
+            this.method = method;
+        }
+
+        @Override
+        protected IoMethod method() {
+            return method;
+        }
+    }
+
+    /**
+     * JUnit 4's runner for the kit, used only for what it builds around one test: the statement
+     * that runs the {@code @Before}s, the test, the {@code @After}s under the kit's rules. Its
+     * instances come from {@link #createTest()}, so the kit needs no public constructor.
+     */
+    private static final class KitRunner extends BlockJUnit4ClassRunner {
+
+        private final InProcessMethodKit host;
+        /** The kit instance the current test runs on; set by {@link #createTest()}, in the test's thread. */
+        private Kit current;
+
+        private KitRunner(InProcessMethodKit host) throws InitializationError {
+            super(Kit.class);
+            this.host = host;
+        }
+
+        static KitRunner create(InProcessMethodKit host) {
+            try {
+                return new KitRunner(host);
+            } catch (InitializationError e) {
+                // a bug of the kit, not of the method under test
+                throw new IllegalStateException("the conformance kit is not a valid JUnit 4 test class: " + e.getCauses(), e);
+            }
+        }
+
+        List<FrameworkMethod> tests() {
+            return computeTestMethods();
+        }
+
+        @Override
+        protected void validateConstructor(List<Throwable> errors) {
+            // createTest() builds every instance itself
+        }
+
+        @Override
+        protected Object createTest() {
+            IoMethod m = host.newMethod();
+            if (m == null) {
+                throw new IllegalStateException(host.getClass().getName() + ".newMethod() returned null: it must return a"
+                        + " new method for each test");
+            }
+            current = new Kit(m);
+            return current;
+        }
+
+        /** Runs {@code test} as JUnit 4 would in the container, then closes the method it made. */
+        void run(FrameworkMethod test) throws Throwable {
+            NeedsContainer needs = test.getAnnotation(NeedsContainer.class);
+            if (needs != null) {
+                throw new TestAbortedException(test.getName() + " " + NEEDS_CONTAINER + " (it checks " + needs.value() + ")");
+            }
+            Ignore ignore = test.getAnnotation(Ignore.class);
+            if (ignore != null) {
+                throw new TestAbortedException(test.getName() + " is @Ignore'd in the kit: " + ignore.value());
+            }
+            current = null;
+            Statement statement = methodBlock(test);
+            Throwable failure = null;
+            try {
+                statement.evaluate();
+            } catch (org.junit.internal.AssumptionViolatedException e) {
+                failure = new TestAbortedException(test.getName() + ": " + e.getMessage(), e);
+            } catch (Throwable t) {
+                failure = t;
+            }
+            if (current != null) {
+                try {
+                    host.closeMethod(current.method);
+                } catch (Throwable t) {
+                    if (failure == null) {
+                        failure = new AssertionError(current.io() + ": closing the method after " + test.getName()
+                                + " failed: " + t, t);
+                    } else {
+                        failure.addSuppressed(t);
+                    }
+                }
+                current = null;
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+}

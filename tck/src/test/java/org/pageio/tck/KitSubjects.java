@@ -1,0 +1,60 @@
+package org.pageio.tck;
+
+import org.pageio.api.IoHandle;
+import org.pageio.api.IoMethod;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.method.uring.UringIoMethod;
+
+/**
+ * The in-process kit on the methods {@link InProcessMethodKitTest} checks it with. Not tests of
+ * their own (Surefire selects none of them): the test runs each through the JUnit Platform
+ * launcher and checks what every kit test did.
+ */
+final class KitSubjects {
+
+    private KitSubjects() {
+    }
+
+    /** {@code io_method=sync}, as its component is: no configuration. */
+    static final class Sync extends InProcessMethodKit {
+        @Override
+        protected IoMethod newMethod() {
+            return new SyncIoMethod();
+        }
+    }
+
+    /** {@code io_method=io_uring} on the real kernel, probed in the test's thread, as outside a container. */
+    static final class Uring extends InProcessMethodKit {
+        @Override
+        protected IoMethod newMethod() {
+            return new UringIoMethod(UringIoMethod.ForceAsync.AUTO);
+        }
+    }
+
+    /** A method that says it cannot run here: every kit test that runs must fail, saying so. */
+    static final class Unavailable extends InProcessMethodKit {
+
+        static final String NAME = "kit_unavailable";
+        static final String CAUSE = "this method is switched off to check that the kit fails it";
+
+        @Override
+        protected IoMethod newMethod() {
+            return new IoMethod() {
+                @Override
+                public String name() {
+                    return NAME;
+                }
+
+                @Override
+                public Availability availability() {
+                    return Availability.unavailable(CAUSE);
+                }
+
+                @Override
+                public int submit(IoHandle[] handles, int count) {
+                    throw new IllegalStateException("io_method=" + NAME + " is unavailable and was given " + count + " I/Os");
+                }
+            };
+        }
+    }
+}
