@@ -23,7 +23,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
 /**
  * {@link InProcessMethodKit} on real methods, run through the JUnit Platform launcher as a
  * method's build runs it: every test of {@link MethodConformanceKit} runs as a dynamic test of its
- * name; on {@code sync} and on {@code io_uring} (the real kernel's) all pass but the
+ * name; on {@code sync}, {@code io_uring} (the real kernel's) and {@code worker} all pass but the
  * {@link NeedsContainer} ones, which are aborted saying so; on a method that is unavailable every
  * test that runs fails. The container-only tests are exactly {@link #CONTAINER_ONLY}, so that
  * their number cannot grow unnoticed.
@@ -120,6 +120,11 @@ class InProcessMethodKitTest {
     @Test
     void ioUringPassesEveryKitTestInProcessButTheContainerOnlyOnes() {
         assertEveryTestRanAndPassed(run(KitSubjects.Uring.class), "io_uring");
+    }
+
+    @Test
+    void workerPassesEveryKitTestInProcessButTheContainerOnlyOnes() {
+        assertEveryTestRanAndPassed(run(KitSubjects.Worker.class), "worker");
     }
 
     /** Failures reach the build: the kit on a method that cannot run fails every test it runs, with the kit's reason. */

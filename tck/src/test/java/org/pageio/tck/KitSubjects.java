@@ -4,6 +4,8 @@ import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.uring.UringIoMethod;
+import org.pageio.method.worker.WorkerIoMethod;
+import org.pageio.method.worker.WorkerSettings;
 
 /**
  * The in-process kit on the methods {@link InProcessMethodKitTest} checks it with. Not tests of
@@ -28,6 +30,14 @@ final class KitSubjects {
         @Override
         protected IoMethod newMethod() {
             return new UringIoMethod(UringIoMethod.ForceAsync.AUTO);
+        }
+    }
+
+    /** {@code io_method=worker} with its default pool, stopped after each test by the harness ({@code close()}). */
+    static final class Worker extends InProcessMethodKit {
+        @Override
+        protected IoMethod newMethod() {
+            return new WorkerIoMethod(WorkerSettings.DEFAULTS);
         }
     }
 
