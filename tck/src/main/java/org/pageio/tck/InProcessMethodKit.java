@@ -31,10 +31,13 @@ import org.pageio.api.IoMethod;
  * {@link #closeMethod} after the test. The buffer manager test runs over an in-process buffer
  * manager behind the fault decorator ({@link FaultRig}), as in the container.
  *
- * <p>A test marked {@link NeedsContainer} (the method's service property, its bundle stopped and
- * started) is not run: it is reported aborted, with a message that starts with the test's name and
- * contains {@value #NEEDS_CONTAINER}. Those rules are checked only by {@link MethodBundleKit}; a
- * method's build runs both. A JUnit 4 assumption that fails in a kit test is reported aborted too.
+ * <p>The method's {@value IoMethod#PROPERTY} name is checked against its component description
+ * ({@code OSGI-INF/*.xml}, listed in {@code Service-Component}) whose implementation class is the
+ * method's class, as bnd wrote it into the jar or class folder on the class path; when there is
+ * none the test is aborted. A test marked {@link NeedsContainer} (the method's bundle stopped and
+ * started) is not run. Both are reported aborted, with a message that starts with the test's name
+ * and contains {@value #NEEDS_CONTAINER}: those rules are checked only by {@link MethodBundleKit};
+ * a method's build runs both. A JUnit 4 assumption that fails in a kit test is reported aborted too.
  *
  * <p>Needs JUnit Jupiter on the test class path (the build's own; this artifact's dependency on
  * it is optional). The dynamic tests of one factory run one after another, each in a thread of
@@ -84,6 +87,22 @@ public abstract class InProcessMethodKit {
         @Override
         protected IoMethod method() {
             return method;
+        }
+
+        /**
+         * The {@value IoMethod#PROPERTY} property of the component description whose implementation
+         * class is the method's class; aborts the test when the class path has none (a method made
+         * by a class that is not the component).
+         */
+        @Override
+        protected Object registeredName() throws Exception {
+            String name = ComponentDescriptions.property(method.getClass(), IoMethod.PROPERTY);
+            if (name == null) {
+                throw new TestAbortedException("nameIsItsServicePropertyIoMethod " + NEEDS_CONTAINER + " (no component"
+                        + " description on the class path has the implementation class " + method.getClass().getName()
+                        + " with a property " + IoMethod.PROPERTY + ")");
+            }
+            return name;
         }
     }
 

@@ -1827,14 +1827,20 @@ public abstract class MethodConformanceKit extends KitContainer {
         throw new AssertionError(io() + " is not registered as an " + IoMethod.class.getName() + " service");
     }
 
-    @Test
-    @NeedsContainer("that name() equals the io.method property of the method's service registration")
-    public void nameIsItsServicePropertyIoMethod() throws InvalidSyntaxException {
+    /**
+     * The {@value IoMethod#PROPERTY} property the method is registered with: in the container, that
+     * of its service registration ({@link InProcessMethodKit}: of its component description).
+     */
+    protected Object registeredName() throws Exception {
         BundleContext bc = FrameworkUtil.getBundle(MethodConformanceKit.class).getBundleContext();
-        ServiceReference<IoMethod> ref = reference(bc, method());
-        assertEquals(io() + " is registered with the service property " + IoMethod.PROPERTY + "="
-                + ref.getProperty(IoMethod.PROPERTY) + "; name() must equal it (users select it by that name)",
-                method().name(), ref.getProperty(IoMethod.PROPERTY));
+        return reference(bc, method()).getProperty(IoMethod.PROPERTY);
+    }
+
+    @Test
+    public void nameIsItsServicePropertyIoMethod() throws Exception {
+        Object registered = registeredName();
+        assertEquals(io() + " is registered with the service property " + IoMethod.PROPERTY + "=" + registered
+                + "; name() must equal it (users select it by that name)", method().name(), registered);
         assertTrue(io() + ": name() must be a word users can type in io_method = NAME", method().name().matches("\\S+"));
     }
 

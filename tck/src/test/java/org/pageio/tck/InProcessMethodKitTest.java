@@ -24,15 +24,17 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * {@link InProcessMethodKit} on real methods, run through the JUnit Platform launcher as a
  * method's build runs it: every test of {@link MethodConformanceKit} runs as a dynamic test of its
  * name; on {@code sync}, {@code io_uring} (the real kernel's) and {@code worker} all pass but the
- * {@link NeedsContainer} ones, which are aborted saying so; on a method that is unavailable every
- * test that runs fails. The container-only tests are exactly {@link #CONTAINER_ONLY}, so that
+ * {@link NeedsContainer} ones, which are aborted saying so; the name is checked against the
+ * method's component description, where it can fail or, without one, be aborted; on a method that
+ * is unavailable every test that runs fails. The container-only tests are exactly {@link #CONTAINER_ONLY}, so that
  * their number cannot grow unnoticed.
  */
 class InProcessMethodKitTest {
 
     /** The kit's tests that need the OSGi container ({@code tck/README.md}, "In process, JUnit 5"). */
-    static final Set<String> CONTAINER_ONLY = Set.of("nameIsItsServicePropertyIoMethod",
-            "stoppedWithIoInFlightItsIoIsDrainedAndNothingLost");
+    static final Set<String> CONTAINER_ONLY = Set.of("stoppedWithIoInFlightItsIoIsDrainedAndNothingLost");
+    /** Aborted in process when the method's class has no component description on the class path. */
+    static final String NAME_TEST = "nameIsItsServicePropertyIoMethod";
 
     /** What each dynamic test of one run did, by display name, and what else went wrong in the run. */
     record Run(Map<String, TestExecutionResult> tests, List<String> problems) {
@@ -125,6 +127,33 @@ class InProcessMethodKitTest {
     @Test
     void workerPassesEveryKitTestInProcessButTheContainerOnlyOnes() {
         assertEveryTestRanAndPassed(run(KitSubjects.Worker.class), "worker");
+    }
+
+    /** The name is checked in process against the method's component description, and it can fail there. */
+    @Test
+    void aMethodNamedOtherwiseThanItsComponentDescriptionFailsTheNameTest() {
+        Run run = run(KitSubjects.Misnamed.class);
+        assertTrue(run.problems().isEmpty(), "the run itself: " + run.problems());
+        assertEquals(Set.of(NAME_TEST), run.with(Status.FAILED), "failed:" + run.failures());
+        assertTrue(run.message(NAME_TEST).startsWith("io_method=" + KitSubjects.MisnamedMethod.NAME + " is registered with"
+                + " the service property io.method=misnamed; name() must equal it"), run.message(NAME_TEST));
+        assertEquals(CONTAINER_ONLY, run.with(Status.ABORTED), "aborted");
+        assertEquals(kitTests().size() - CONTAINER_ONLY.size() - 1, run.with(Status.SUCCESSFUL).size(), "passed");
+    }
+
+    /** Without a component description for the method's class the name test is aborted, saying why, never passed. */
+    @Test
+    void aMethodWithoutAComponentDescriptionHasItsNameTestAborted() {
+        Run run = run(KitSubjects.Undescribed.class);
+        assertTrue(run.problems().isEmpty(), "the run itself: " + run.problems());
+        assertEquals(Set.of(), run.with(Status.FAILED), "failed:" + run.failures());
+        Set<String> aborted = new TreeSet<>(CONTAINER_ONLY);
+        aborted.add(NAME_TEST);
+        assertEquals(aborted, run.with(Status.ABORTED), "aborted");
+        assertTrue(run.message(NAME_TEST).startsWith(NAME_TEST + " " + InProcessMethodKit.NEEDS_CONTAINER + " (no component"
+                + " description on the class path has the implementation class " + KitSubjects.Undescribed.class.getName()),
+                run.message(NAME_TEST));
+        assertEquals(kitTests().size() - aborted.size(), run.with(Status.SUCCESSFUL).size(), "passed");
     }
 
     /** Failures reach the build: the kit on a method that cannot run fails every test it runs, with the kit's reason. */

@@ -1,5 +1,6 @@
 package org.pageio.tck;
 
+import org.pageio.api.ForwardingIoMethod;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.method.sync.SyncIoMethod;
@@ -38,6 +39,56 @@ final class KitSubjects {
         @Override
         protected IoMethod newMethod() {
             return new WorkerIoMethod(WorkerSettings.DEFAULTS);
+        }
+    }
+
+    /** sync under a name its component description does not give: the kit's name test must fail. */
+    static final class Misnamed extends InProcessMethodKit {
+        @Override
+        protected IoMethod newMethod() {
+            return new MisnamedMethod();
+        }
+    }
+
+    /**
+     * {@code sync} named {@value #NAME}, the implementation class of the component description
+     * {@code src/test/resources/OSGI-INF/misnamed.xml}, which says {@code io.method=misnamed}.
+     */
+    static final class MisnamedMethod extends ForwardingIoMethod {
+
+        static final String NAME = "sync_renamed";
+        private final IoMethod sync = new SyncIoMethod();
+
+        @Override
+        protected IoMethod delegate() {
+            return sync;
+        }
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+    }
+
+    /** sync in a class no component description names: the kit's name test is aborted, not passed. */
+    static final class Undescribed extends InProcessMethodKit {
+
+        static final String NAME = "sync_undescribed";
+
+        @Override
+        protected IoMethod newMethod() {
+            IoMethod sync = new SyncIoMethod();
+            return new ForwardingIoMethod() {
+                @Override
+                protected IoMethod delegate() {
+                    return sync;
+                }
+
+                @Override
+                public String name() {
+                    return NAME;
+                }
+            };
         }
     }
 
