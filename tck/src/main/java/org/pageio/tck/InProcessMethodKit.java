@@ -1,6 +1,8 @@
 package org.pageio.tck;
 
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.Ignore;
@@ -31,13 +33,17 @@ import org.pageio.api.IoMethod;
  * {@link #closeMethod} after the test. The buffer manager test runs over an in-process buffer
  * manager behind the fault decorator ({@link FaultRig}), as in the container.
  *
- * <p>The method's {@value IoMethod#PROPERTY} name is checked against its component description
+ * <p>What the container gives the kit is done in process as the component would be: the method's
+ * {@value IoMethod#PROPERTY} name is checked against its component description
  * ({@code OSGI-INF/*.xml}, listed in {@code Service-Component}) whose implementation class is the
- * method's class, as bnd wrote it into the jar or class folder on the class path; when there is
- * none the test is aborted. A test marked {@link NeedsContainer} (the method's bundle stopped and
- * started) is not run. Both are reported aborted, with a message that starts with the test's name
- * and contains {@value #NEEDS_CONTAINER}: those rules are checked only by {@link MethodBundleKit};
- * a method's build runs both. A JUnit 4 assumption that fails in a kit test is reported aborted too.
+ * method's class, as bnd wrote it into the jar or class folder on the class path; the test that
+ * stops the method with I/O in flight retires it from its context (its service going away), then
+ * closes it with {@link #closeMethod} (its deactivation), and starts a {@link #newMethod()} in its
+ * place. When no description names the method's class, the name test is aborted; so is any test
+ * marked {@link NeedsContainer} (none of the kit's is). An aborted test's message starts with the
+ * test's name and contains {@value #NEEDS_CONTAINER}: that rule is checked only by
+ * {@link MethodBundleKit}; a method's build runs both. A JUnit 4 assumption that fails in a kit
+ * test is reported aborted too.
  *
  * <p>Needs JUnit Jupiter on the test class path (the build's own; this artifact's dependency on
  * it is optional). The dynamic tests of one factory run one after another, each in a thread of
@@ -50,13 +56,15 @@ public abstract class InProcessMethodKit {
 
     /**
      * A new, ready method for one test: constructed and activated as the method's component
-     * would be, available on this machine. Called once per kit test, in the test's thread.
+     * would be, available on this machine. Called once per kit test, and once more by the test that
+     * stops and starts the method, in the test's thread.
      */
     protected abstract IoMethod newMethod();
 
     /**
-     * Releases what {@link #newMethod()} made, after the test closed its context. By default closes
-     * it when it is {@link AutoCloseable}.
+     * Releases what {@link #newMethod()} made, once per method: after the test closed its context,
+     * or when the kit stops the method (after retiring it from the context, as a component is
+     * deactivated once its service is gone). By default closes it when it is {@link AutoCloseable}.
      */
     protected void closeMethod(IoMethod method) throws Exception {
         if (method instanceof AutoCloseable c) {
@@ -78,10 +86,18 @@ public abstract class InProcessMethodKit {
      */
     public static final class Kit extends MethodConformanceKit {
 
+        private final InProcessMethodKit host;
         private final IoMethod method;
+        /**
+         * The methods this test made and did not close yet: the first, and those started again.
+         * Synchronized: changed in the test's thread, read after it by the harness.
+         */
+        private final List<IoMethod> open = Collections.synchronizedList(new ArrayList<>());
 
-        private Kit(IoMethod method) {
+        private Kit(InProcessMethodKit host, IoMethod method) {
+            this.host = host;
             this.method = method;
+            open.add(method);
         }
 
         @Override
@@ -103,6 +119,72 @@ public abstract class InProcessMethodKit {
                         + " with a property " + IoMethod.PROPERTY + ")");
             }
             return name;
+        }
+
+        /**
+         * The method stopped as its component would be: {@code unregistering} first (the service
+         * going away), then {@link InProcessMethodKit#closeMethod} (the deactivation); started
+         * again as {@link InProcessMethodKit#newMethod()}.
+         */
+        @Override
+        protected MethodLifeCycle lifeCycle(Runnable unregistering) {
+            return new MethodLifeCycle() {
+                @Override
+                public String what() {
+                    return "the method (in process: closeMethod, then newMethod)";
+                }
+
+                @Override
+                public void stop() {
+                    unregistering.run();
+                    try {
+                        closeOnce(method);
+                    } catch (Exception e) {
+                        throw new AssertionError(io() + ": closing the method as its component deactivates failed: " + e, e);
+                    }
+                }
+
+                @Override
+                public IoMethod start() {
+                    IoMethod m = host.newMethod();
+                    open.add(m);
+                    return m;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        /** Closes {@code m} through the host, once (by identity: a method may have its own equals). */
+        void closeOnce(IoMethod m) throws Exception {
+            if (open.removeIf(x -> x == m)) {
+                host.closeMethod(m);
+            }
+        }
+
+        /** Closes every method this test made and did not close yet; the first failure is thrown, the others kept. */
+        void closeAll() throws Exception {
+            Exception failure = null;
+            List<IoMethod> made;
+            synchronized (open) {
+                made = List.copyOf(open);
+            }
+            for (IoMethod m : made) {
+                try {
+                    closeOnce(m);
+                } catch (Exception e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
         }
     }
 
@@ -147,7 +229,7 @@ public abstract class InProcessMethodKit {
                 throw new IllegalStateException(host.getClass().getName() + ".newMethod() returned null: it must return a"
                         + " new method for each test");
             }
-            current = new Kit(m);
+            current = new Kit(host, m);
             return current;
         }
 
@@ -173,7 +255,7 @@ public abstract class InProcessMethodKit {
             }
             if (current != null) {
                 try {
-                    host.closeMethod(current.method);
+                    current.closeAll();
                 } catch (Throwable t) {
                     if (failure == null) {
                         failure = new AssertionError(current.io() + ": closing the method after " + test.getName()

@@ -4,15 +4,16 @@
  * {@link org.pageio.tck.MethodBundleKit}, the same against the service one method bundle
  * registers; {@link org.pageio.tck.KitContainer}, the container they run in;
  * {@link org.pageio.tck.InProcessMethodKit}, the same tests in process as JUnit 5 dynamic tests,
- * but those marked {@link org.pageio.tck.NeedsContainer}; and the kit's helpers (known file
- * content, a buffer manager over a fault decorator).
+ * imitating what the container does; and the kit's helpers (known file content, a buffer manager
+ * over a fault decorator).
  *
  * <p>A method bundle's build extends {@code MethodBundleKit} in a Failsafe test
  * ({@code README.md}, "Writing an I/O method"), and may extend {@code InProcessMethodKit} in a
  * unit test. The package is exported so that the test's probe bundle, inside the container, loads
  * these classes from the kit's bundle.
  *
- * <p>1.1.0: {@code InProcessMethodKit} and {@code NeedsContainer}.
+ * <p>1.1.0: {@code InProcessMethodKit}, {@code NeedsContainer}, and the kit's hooks
+ * {@code registeredName()} and {@code lifeCycle(Runnable)}.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.1.0")

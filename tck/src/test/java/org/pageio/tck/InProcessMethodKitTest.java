@@ -23,16 +23,16 @@ import org.junit.platform.launcher.core.LauncherFactory;
 /**
  * {@link InProcessMethodKit} on real methods, run through the JUnit Platform launcher as a
  * method's build runs it: every test of {@link MethodConformanceKit} runs as a dynamic test of its
- * name; on {@code sync}, {@code io_uring} (the real kernel's) and {@code worker} all pass but the
- * {@link NeedsContainer} ones, which are aborted saying so; the name is checked against the
- * method's component description, where it can fail or, without one, be aborted; on a method that
- * is unavailable every test that runs fails. The container-only tests are exactly {@link #CONTAINER_ONLY}, so that
- * their number cannot grow unnoticed.
+ * name, and on {@code sync}, {@code io_uring} (the real kernel's) and {@code worker} all pass. The
+ * name is checked against the method's component description, where it can fail or, without one,
+ * be aborted; each method made is closed once; on a method that is unavailable every test fails.
+ * The tests marked {@link NeedsContainer}, which would be aborted, are exactly
+ * {@link #CONTAINER_ONLY} (none), so that one cannot appear unnoticed.
  */
 class InProcessMethodKitTest {
 
-    /** The kit's tests that need the OSGi container ({@code tck/README.md}, "In process, JUnit 5"). */
-    static final Set<String> CONTAINER_ONLY = Set.of("stoppedWithIoInFlightItsIoIsDrainedAndNothingLost");
+    /** The kit's tests that need the OSGi container ({@code tck/README.md}, "In process, JUnit 5"): none. */
+    static final Set<String> CONTAINER_ONLY = Set.of();
     /** Aborted in process when the method's class has no component description on the class path. */
     static final String NAME_TEST = "nameIsItsServicePropertyIoMethod";
 
@@ -141,17 +141,29 @@ class InProcessMethodKitTest {
         assertEquals(kitTests().size() - CONTAINER_ONLY.size() - 1, run.with(Status.SUCCESSFUL).size(), "passed");
     }
 
-    /** Without a component description for the method's class the name test is aborted, saying why, never passed. */
+    /**
+     * Without a component description for the method's class the name test is aborted, saying why,
+     * never passed; every method the harness made (one per test, one more for the restart) is closed
+     * exactly once.
+     */
     @Test
     void aMethodWithoutAComponentDescriptionHasItsNameTestAborted() {
+        KitSubjects.Undescribed.MADE.set(0);
+        KitSubjects.Undescribed.CLOSED.set(0);
+        KitSubjects.Undescribed.CLOSED_AGAIN.set(0);
         Run run = run(KitSubjects.Undescribed.class);
+        int made = kitTests().size() - CONTAINER_ONLY.size() + 1;
+        assertEquals(made, KitSubjects.Undescribed.MADE.get(), "methods made");
+        assertEquals(made, KitSubjects.Undescribed.CLOSED.get(), "methods closed");
+        assertEquals(0, KitSubjects.Undescribed.CLOSED_AGAIN.get(), "methods closed twice");
         assertTrue(run.problems().isEmpty(), "the run itself: " + run.problems());
         assertEquals(Set.of(), run.with(Status.FAILED), "failed:" + run.failures());
         Set<String> aborted = new TreeSet<>(CONTAINER_ONLY);
         aborted.add(NAME_TEST);
         assertEquals(aborted, run.with(Status.ABORTED), "aborted");
         assertTrue(run.message(NAME_TEST).startsWith(NAME_TEST + " " + InProcessMethodKit.NEEDS_CONTAINER + " (no component"
-                + " description on the class path has the implementation class " + KitSubjects.Undescribed.class.getName()),
+                + " description on the class path has the implementation class "
+                + KitSubjects.Undescribed.Closeable.class.getName()),
                 run.message(NAME_TEST));
         assertEquals(kitTests().size() - aborted.size(), run.with(Status.SUCCESSFUL).size(), "passed");
     }

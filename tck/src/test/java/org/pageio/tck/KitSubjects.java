@@ -1,5 +1,7 @@
 package org.pageio.tck;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.pageio.api.ForwardingIoMethod;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
@@ -50,14 +52,15 @@ final class KitSubjects {
         }
     }
 
-    /**
-     * {@code sync} named {@value #NAME}, the implementation class of the component description
-     * {@code src/test/resources/OSGI-INF/misnamed.xml}, which says {@code io.method=misnamed}.
-     */
-    static final class MisnamedMethod extends ForwardingIoMethod {
+    /** {@code sync} under another name. */
+    static class RenamedSync extends ForwardingIoMethod {
 
-        static final String NAME = "sync_renamed";
         private final IoMethod sync = new SyncIoMethod();
+        private final String name;
+
+        RenamedSync(String name) {
+            this.name = name;
+        }
 
         @Override
         protected IoMethod delegate() {
@@ -66,29 +69,53 @@ final class KitSubjects {
 
         @Override
         public String name() {
-            return NAME;
+            return name;
         }
     }
 
-    /** sync in a class no component description names: the kit's name test is aborted, not passed. */
+    /**
+     * {@code sync} named {@value #NAME}, the implementation class of the component description
+     * {@code src/test/resources/OSGI-INF/misnamed.xml}, which says {@code io.method=misnamed}.
+     */
+    static final class MisnamedMethod extends RenamedSync {
+
+        static final String NAME = "sync_renamed";
+
+        MisnamedMethod() {
+            super(NAME);
+        }
+    }
+
+    /**
+     * sync in a class no component description names: the kit's name test is aborted, not passed.
+     * Counts the methods it makes and closes, to check that the harness closes each once.
+     */
     static final class Undescribed extends InProcessMethodKit {
 
         static final String NAME = "sync_undescribed";
+        static final AtomicInteger MADE = new AtomicInteger();
+        static final AtomicInteger CLOSED = new AtomicInteger();
+        static final AtomicInteger CLOSED_AGAIN = new AtomicInteger();
 
         @Override
         protected IoMethod newMethod() {
-            IoMethod sync = new SyncIoMethod();
-            return new ForwardingIoMethod() {
-                @Override
-                protected IoMethod delegate() {
-                    return sync;
-                }
+            MADE.incrementAndGet();
+            return new Closeable();
+        }
 
-                @Override
-                public String name() {
-                    return NAME;
-                }
-            };
+        /** sync named {@value Undescribed#NAME}, counting its closes. */
+        static final class Closeable extends RenamedSync implements AutoCloseable {
+
+            private final AtomicBoolean closed = new AtomicBoolean();
+
+            Closeable() {
+                super(NAME);
+            }
+
+            @Override
+            public void close() {
+                (closed.compareAndSet(false, true) ? CLOSED : CLOSED_AGAIN).incrementAndGet();
+            }
         }
     }
 
