@@ -8,10 +8,10 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a test of {@link MethodConformanceKit} that checks something only an OSGi container has
- * (the method's service registration, its bundle's life cycle). {@link InProcessMethodKit} does
- * not run such a test: it reports it aborted, with {@link #value()} as the reason;
- * {@link MethodBundleKit} in a Failsafe run checks it. Every other test of the kit must run
- * outside a container.
+ * and {@link InProcessMethodKit} cannot imitate (it imitates the service property and the bundle's
+ * stop and start; no test is marked). {@link InProcessMethodKit} does not run such a test: it
+ * reports it aborted, with {@link #value()} as the reason; {@link MethodBundleKit} in a Failsafe
+ * run checks it. Every other test of the kit must run outside a container.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
