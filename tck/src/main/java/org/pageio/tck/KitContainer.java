@@ -40,7 +40,7 @@ import org.pageio.api.AioContext;
  * {@link #classpathBundle(String)}.
  *
  * <p>Runs on the JUnit 4 platform (Pax Exam 4's runner); a build on JUnit 5 runs it through the
- * vintage engine.
+ * vintage engine. {@link InProcessMethodKit} runs the kit's tests without this container.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)

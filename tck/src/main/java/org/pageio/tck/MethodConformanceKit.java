@@ -81,6 +81,9 @@ import org.pageio.posix.Posix;
  * </pre>
  *
  * or, simpler, by extending {@link MethodBundleKit}, which finds the service the bundle registers.
+ * {@link InProcessMethodKit} runs the same tests in process on JUnit 5, for unit-test speed,
+ * through the hooks {@link #registeredName()} and {@link #lifeCycle}; a test that only a container
+ * can check is marked {@link NeedsContainer} (none is).
  * A bundle built elsewhere is checked with {@code ./pageio tck path/to/jar} ({@code tck/README.md}).
  * Every test reads or writes real files in a fresh temporary directory with known content
  * ({@link BlockPattern}), so a wrong byte anywhere fails. The kit uses only the public SPI.
@@ -147,9 +150,11 @@ public abstract class MethodConformanceKit extends KitContainer {
         if (arena != null) {
             arena.close();
         }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+        if (dir != null) { // null when setUpKit failed first (an unavailable method): that failure is the test's
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
         assertCompletedOnce(extra);
@@ -1735,68 +1740,132 @@ public abstract class MethodConformanceKit extends KitContainer {
     }
 
     /**
-     * The method's bundle stops with I/O in flight: as the buffer manager does, the kit retires
-     * the method from its context when the service unregisters (before the component deactivates),
-     * which drains its I/O; nothing is lost, then the bundle starts again and the new service is
-     * swapped in. A method that says unavailable once stopped must say why in a sentence.
+     * The method's life cycle as the kit drives it, made by {@link #lifeCycle}: in the container,
+     * its bundle. Used by one test, in the test's thread.
      */
-    @Test
-    public void stoppedWithIoInFlightItsIoIsDrainedAndNothingLost() throws Exception {
-        BundleContext bc = FrameworkUtil.getBundle(MethodConformanceKit.class).getBundleContext();
-        ServiceReference<IoMethod> ref = reference(bc, method());
-        Bundle bundle = ref.getBundle();
-        String filter = "(&(" + Constants.OBJECTCLASS + "=" + IoMethod.class.getName() + ")(" + IoMethod.PROPERTY + "="
-                + method().name() + "))";
-        IoMethod stopped = method();
-        List<Object> retired = new CopyOnWriteArrayList<>();
-        ServiceListener listener = e -> {
-            if (e.getType() == ServiceEvent.UNREGISTERING && e.getServiceReference().equals(ref)) {
-                try {
-                    retired.add(ctx.retireMethod(new InlineMethod(), TimeUnit.SECONDS.toNanos(HANG_SECONDS),
-                            io() + "'s bundle is stopping"));
-                } catch (RuntimeException x) {
-                    retired.add(x);
+    protected interface MethodLifeCycle extends AutoCloseable {
+
+        /** What stops, for messages: {@code the bundle org.example.mine}. */
+        String what();
+
+        /**
+         * Stops the method. The {@code unregistering} action given to {@link #lifeCycle} has run
+         * once when this returns, while the method was still active (its service unregistering).
+         */
+        void stop();
+
+        /** Starts the method again and returns the new instance, as it is once registered again. */
+        IoMethod start();
+
+        /** Puts back what the test changed (in the container, a bundle left stopped is started again). */
+        @Override
+        void close() throws Exception;
+    }
+
+    /**
+     * The method's life cycle: in the container its bundle, whose service's unregistration runs
+     * {@code unregistering} (a service listener, as the buffer manager has).
+     */
+    protected MethodLifeCycle lifeCycle(Runnable unregistering) throws Exception {
+        return new BundleLifeCycle(unregistering);
+    }
+
+    /** The method's bundle stopped and started in the container; {@code unregistering} runs from a service listener. */
+    private final class BundleLifeCycle implements MethodLifeCycle {
+
+        private final BundleContext bc = FrameworkUtil.getBundle(MethodConformanceKit.class).getBundleContext();
+        private final String name = method().name();
+        private final ServiceReference<IoMethod> ref;
+        private final Bundle bundle;
+        private final ServiceListener listener;
+
+        BundleLifeCycle(Runnable unregistering) throws InvalidSyntaxException {
+            ref = reference(bc, method());
+            bundle = ref.getBundle();
+            String filter = "(&(" + Constants.OBJECTCLASS + "=" + IoMethod.class.getName() + ")(" + IoMethod.PROPERTY + "="
+                    + name + "))";
+            listener = e -> {
+                if (e.getType() == ServiceEvent.UNREGISTERING && e.getServiceReference().equals(ref)) {
+                    unregistering.run();
                 }
+            };
+            bc.addServiceListener(listener, filter);
+        }
+
+        @Override
+        public String what() {
+            return "the bundle " + bundle.getSymbolicName();
+        }
+
+        @Override
+        public void stop() {
+            try {
+                bundle.stop();
+            } catch (BundleException e) {
+                throw new AssertionError("could not stop " + bundle.getSymbolicName() + ": " + e, e);
             }
-        };
-        IoMethod[] restarted = new IoMethod[1];
-        bc.addServiceListener(listener, filter);
-        try {
-            ioInFlightAcross("the bundle " + bundle.getSymbolicName() + " stopped", () -> {
-                try {
-                    bundle.stop();
-                } catch (BundleException e) {
-                    throw new AssertionError("could not stop " + bundle.getSymbolicName() + ": " + e, e);
-                }
-                assertEquals(io() + ": the service did not unregister when its bundle stopped (" + retired + ")", 1,
-                        retired.size());
-                assertTrue(io() + ": retiring the method failed: " + retired.get(0), retired.get(0) instanceof MethodSwap);
-                MethodSwap swap = (MethodSwap) retired.get(0);
-                assertNull(io() + ": I/O still in flight when the bundle stopped: " + swap, swap.stuck());
-            }, () -> {
-                try {
-                    bundle.start();
-                    restarted[0] = awaitNonNull(io() + " to register again after its bundle started", 10_000, () -> {
-                        try {
-                            Collection<ServiceReference<IoMethod>> refs = bc.getServiceReferences(IoMethod.class,
-                                    "(" + IoMethod.PROPERTY + "=" + stopped.name() + ")");
-                            return refs.isEmpty() ? null : bc.getService(refs.iterator().next());
-                        } catch (InvalidSyntaxException e) {
-                            throw new IllegalStateException(e);
-                        }
-                    });
-                } catch (BundleException | InterruptedException e) {
-                    throw new AssertionError("could not start " + bundle.getSymbolicName() + " again: " + e, e);
-                }
-                assertTrue(io() + " is not available after its bundle started again: " + restarted[0].availability().cause(),
-                        restarted[0].availability().available());
-                ctx.swapMethod(restarted[0], TimeUnit.SECONDS.toNanos(HANG_SECONDS));
-            });
-        } finally {
+        }
+
+        @Override
+        public IoMethod start() {
+            try {
+                bundle.start();
+                return awaitNonNull(io() + " to register again after its bundle started", 10_000, () -> {
+                    try {
+                        Collection<ServiceReference<IoMethod>> refs = bc.getServiceReferences(IoMethod.class,
+                                "(" + IoMethod.PROPERTY + "=" + name + ")");
+                        return refs.isEmpty() ? null : bc.getService(refs.iterator().next());
+                    } catch (InvalidSyntaxException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            } catch (BundleException | InterruptedException e) {
+                throw new AssertionError("could not start " + bundle.getSymbolicName() + " again: " + e, e);
+            }
+        }
+
+        @Override
+        public void close() throws BundleException {
             bc.removeServiceListener(listener);
             if (bundle.getState() != Bundle.ACTIVE) {
                 bundle.start();
             }
+        }
+    }
+
+    /**
+     * The method stops with I/O in flight (in the container: its bundle): as the buffer manager
+     * does, the kit retires the method from its context when the service unregisters (before the
+     * component deactivates), which drains its I/O; nothing is lost, then the method starts again
+     * and the new instance is swapped in. A method that says unavailable once stopped must say why
+     * in a sentence.
+     */
+    @Test
+    public void stoppedWithIoInFlightItsIoIsDrainedAndNothingLost() throws Exception {
+        IoMethod stopped = method();
+        List<Object> retired = new CopyOnWriteArrayList<>();
+        IoMethod[] restarted = new IoMethod[1];
+        try (MethodLifeCycle life = lifeCycle(() -> {
+            try {
+                retired.add(ctx.retireMethod(new InlineMethod(), TimeUnit.SECONDS.toNanos(HANG_SECONDS),
+                        io() + " is stopping"));
+            } catch (RuntimeException x) {
+                retired.add(x);
+            }
+        })) {
+            ioInFlightAcross(life.what() + " stopped", () -> {
+                life.stop();
+                assertEquals(io() + ": the service did not unregister when " + life.what() + " stopped (" + retired + ")", 1,
+                        retired.size());
+                assertTrue(io() + ": retiring the method failed: " + retired.get(0), retired.get(0) instanceof MethodSwap);
+                MethodSwap swap = (MethodSwap) retired.get(0);
+                assertNull(io() + ": I/O still in flight when " + life.what() + " stopped: " + swap, swap.stuck());
+            }, () -> {
+                restarted[0] = life.start();
+                assertTrue(io() + " is not available after " + life.what() + " started again: "
+                        + restarted[0].availability().cause(), restarted[0].availability().available());
+                ctx.swapMethod(restarted[0], TimeUnit.SECONDS.toNanos(HANG_SECONDS));
+            });
         }
         IoMethod.Availability after;
         try {
@@ -1805,7 +1874,7 @@ public abstract class MethodConformanceKit extends KitContainer {
             after = null; // a deactivated component need not answer
         }
         if (after != null && !after.available()) {
-            assertReadable(after.cause(), "availability().cause() once its bundle stopped");
+            assertReadable(after.cause(), "availability().cause() once it was stopped");
         }
     }
 
@@ -1822,13 +1891,20 @@ public abstract class MethodConformanceKit extends KitContainer {
         throw new AssertionError(io() + " is not registered as an " + IoMethod.class.getName() + " service");
     }
 
-    @Test
-    public void nameIsItsServicePropertyIoMethod() throws InvalidSyntaxException {
+    /**
+     * The {@value IoMethod#PROPERTY} property the method is registered with: in the container, that
+     * of its service registration ({@link InProcessMethodKit}: of its component description).
+     */
+    protected Object registeredName() throws Exception {
         BundleContext bc = FrameworkUtil.getBundle(MethodConformanceKit.class).getBundleContext();
-        ServiceReference<IoMethod> ref = reference(bc, method());
-        assertEquals(io() + " is registered with the service property " + IoMethod.PROPERTY + "="
-                + ref.getProperty(IoMethod.PROPERTY) + "; name() must equal it (users select it by that name)",
-                method().name(), ref.getProperty(IoMethod.PROPERTY));
+        return reference(bc, method()).getProperty(IoMethod.PROPERTY);
+    }
+
+    @Test
+    public void nameIsItsServicePropertyIoMethod() throws Exception {
+        Object registered = registeredName();
+        assertEquals(io() + " is registered with the service property " + IoMethod.PROPERTY + "=" + registered
+                + "; name() must equal it (users select it by that name)", method().name(), registered);
         assertTrue(io() + ": name() must be a word users can type in io_method = NAME", method().name().matches("\\S+"));
     }
 
