@@ -11,10 +11,7 @@
  * ({@code README.md}, "Writing an I/O method"), and may extend {@code InProcessMethodKit} in a
  * unit test. The package is exported so that the test's probe bundle, inside the container, loads
  * these classes from the kit's bundle.
- *
- * <p>1.1.0: {@code InProcessMethodKit}, {@code NeedsContainer}, and the kit's hooks
- * {@code registeredName()} and {@code lifeCycle(Runnable)}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.0.0")
 package org.pageio.tck;
