@@ -463,11 +463,19 @@ public final class SettingsCommands {
     }
 
     private Dictionary<String, Object> stored(String pid) throws IOException {
+        return stored(configAdmin, pid);
+    }
+
+    /**
+     * The stored properties of configuration {@code pid} in {@code configAdmin}, or null when there
+     * is none. Reads without creating it (unlike {@code getConfiguration}).
+     */
+    public static Dictionary<String, Object> stored(ConfigurationAdmin configAdmin, String pid) throws IOException {
         try {
             Configuration[] found = configAdmin.listConfigurations("(service.pid=" + pid + ")");
             return found == null || found.length == 0 ? null : found[0].getProperties();
         } catch (InvalidSyntaxException e) {
-            throw new IllegalStateException(e);
+            throw new IllegalStateException("the filter for " + pid + " is invalid: " + e.getMessage(), e);
         }
     }
 

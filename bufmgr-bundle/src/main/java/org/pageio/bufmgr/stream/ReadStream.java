@@ -511,15 +511,16 @@ public final class ReadStream implements AutoCloseable {
      * Progress: with reads in flight the consumer waits for one or releases pins.
      */
     private boolean deep() {
-        if (ios == 0) {
+        boolean runningAhead = groupWhenAhead && unwaitedReads >= maxIos;
+        if (ios == 0 || !(grouped || runningAhead)) {
             return false;
         }
-        if (grouped) {
-            int freePins = distance - pinned - forwarded - pendingLen;
-            return maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup || freePins < Math.max(1, distance / 8);
+        boolean fewReadsFree = maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup;
+        if (!grouped) {
+            return fewReadsFree; // a random stream: one block per read, pins are not its limit
         }
-        // a random stream running ahead: reads only (one block each, pins are not its limit)
-        return groupWhenAhead && unwaitedReads >= maxIos && (maxIos - (ios - retired) < readGroup || ioSlots - ios < readGroup);
+        int freePins = distance - pinned - forwarded - pendingLen;
+        return fewReadsFree || freePins < Math.max(1, distance / 8);
     }
 
     /**

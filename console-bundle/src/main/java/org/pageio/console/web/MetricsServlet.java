@@ -12,9 +12,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
-import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -60,7 +58,7 @@ public final class MetricsServlet extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        if (!allowed(req.getHeader("Authorization"), consoleConfiguration())) {
+        if (!allowed(req.getHeader("Authorization"), SettingsCommands.stored(configAdmin, WebConsoleCredentials.PID))) {
             resp.setHeader("WWW-Authenticate", "Basic realm=\"" + REALM + "\", charset=\"UTF-8\"");
             resp.sendError(HttpServletResponse.SC_UNAUTHORIZED, "pageio: /metrics needs the Web Console's user and password");
             return;
@@ -80,16 +78,6 @@ public final class MetricsServlet extends HttpServlet {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         resp.setContentLength(bytes.length);
         resp.getOutputStream().write(bytes);
-    }
-
-    /** The Web Console's configuration ({@value WebConsoleCredentials#PID}), or null when there is none. */
-    private Dictionary<String, Object> consoleConfiguration() throws IOException {
-        try {
-            Configuration[] found = configAdmin.listConfigurations("(service.pid=" + WebConsoleCredentials.PID + ")");
-            return found == null || found.length == 0 ? null : found[0].getProperties();
-        } catch (InvalidSyntaxException e) {
-            throw new IllegalStateException("the filter for " + WebConsoleCredentials.PID + " is invalid: " + e.getMessage(), e);
-        }
     }
 
     /**
