@@ -214,4 +214,109 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         assertTrue(small <= 7, small + " submissions of fewer than 3 reads: " + m.submissions + " " + st);
         assertTrue(m.submissions.size() <= reads / 3 + 7, m.submissions.size() + " submissions: " + m.submissions);
     }
+
+    /**
+     * A device that completes every read inside {@code submit} but every {@code heldEvery}-th, which
+     * it holds until the issuer waits for it and then completes after {@code waitNanos} of the
+     * issuer's time: a consumer meets exactly one wait of that length per {@code heldEvery} reads.
+     */
+    static final class OccasionallySlow implements IoMethod {
+        final List<Integer> submissions = new CopyOnWriteArrayList<>();
+        private final int heldEvery;
+        private final long waitNanos;
+        private final java.util.Set<IoHandle> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final CallState cs = CallState.allocate(Arena.ofAuto());
+        private int submitted;
+
+        OccasionallySlow(int heldEvery, long waitNanos) {
+            this.heldEvery = heldEvery;
+            this.waitNanos = waitNanos;
+        }
+
+        @Override
+        public String name() {
+            return "test-occasionally-slow";
+        }
+
+        @Override
+        public boolean bypassesPageCache() {
+            return true;
+        }
+
+        @Override
+        public int submit(IoHandle[] handles, int count) {
+            submissions.add(count);
+            for (int i = 0; i < count; i++) {
+                if (++submitted % heldEvery == 0) {
+                    held.add(handles[i]);
+                } else {
+                    handles[i].performSynchronously(cs);
+                }
+            }
+            return count;
+        }
+
+        @Override
+        public boolean hasWaitOne() {
+            return true;
+        }
+
+        @Override
+        public void waitOne(IoHandle handle, long generation) {
+            if (held.remove(handle)) {
+                spin(waitNanos);
+                handle.performSynchronously(cs);
+            }
+        }
+    }
+
+    private static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** A bitmap-like stream (every 7th block) whose consumer spends {@code workNanos} per block. */
+    private List<Integer> scanWithWork(OccasionallySlow m, long workNanos) throws Exception {
+        pool(m, small().sharedBuffers(2048).maxSessions(4).effectiveIoConcurrency(EIC).ioCombineLimit(COMBINE).build());
+        SmgrRelation rel = relation(61002, BLOCKS);
+        try (BufferSession s = pool.openSession("client");
+                ReadStream stream = new ReadStream(s, rel, everyNth(7), ReadStream.USE_BATCHING, null)) {
+            for (long blk = 0; blk < BLOCKS; blk += 7) {
+                int buf = stream.next();
+                assertNull(TestPages.check(61002, blk, s.page(buf)));
+                spin(workNanos);
+                s.releaseBuffer(buf);
+            }
+            assertEquals(-1, stream.next());
+            assertTrue(stream.stats().waits() > 0, "the held reads were waited for: " + stream.stats());
+        }
+        core.close();
+        core = null;
+        return m.submissions;
+    }
+
+    /**
+     * What decides whether a random stream groups is the share of its time it waits, not whether
+     * it ever waits: a consumer that does real work per block and meets a short wait now and then
+     * (one 40 µs wait per 32 reads of 20 µs work: about 6%) keeps refilling in groups; one that
+     * waits most of its time (200 µs per 2 reads) refills one read at a time.
+     */
+    @Test
+    void aRandomStreamThatWaitsRarelyKeepsGroupingAndOneThatWaitsMostlyDoesNot() throws Exception {
+        List<Integer> rare = scanWithWork(new OccasionallySlow(32, 40_000), 20_000);
+        int reads = rare.stream().mapToInt(Integer::intValue).sum();
+        long small = rare.stream().filter(n -> n < 3).count();
+        // the ramp-up and the first ~32 reads start reads one or two at a time; then groups of 3
+        // (a rule that stopped grouping at every wait would start 16 single reads after each of
+        // the 9 waits)
+        assertTrue(small <= 2 * EIC + 8, small + " submissions of fewer than 3 reads of " + rare.size() + " for " + reads
+                + " reads: " + rare);
+
+        List<Integer> often = scanWithWork(new OccasionallySlow(2, 200_000), 20_000);
+        long singles = often.stream().filter(n -> n == 1).count();
+        assertTrue(singles >= often.size() * 3 / 4, singles + " single-read submissions of " + often.size()
+                + " for a consumer that waits most of its time: " + often);
+    }
 }

@@ -44,11 +44,13 @@ import org.pageio.posix.PosixException;
  * block layer and the device's doorbell, paid once per submission). A {@link #USE_BATCHING} stream
  * that is not {@link #SEQUENTIAL}, with {@code max_ios} of 12 or more and reads that start at once
  * (not {@code io_method=sync}), therefore refills in groups ({@link #readGroup} reads, one
- * submission) while it <em>runs ahead</em>: the last {@code max_ios} reads it consumed were all
- * over when it reached them. The first read it has to wait for ends that: it refills at every
- * buffer again, as PostgreSQL does, until another {@code max_ios} reads arrive without a wait. So a
- * device that keeps up gets fewer, larger submissions (its queue is not what limits the scan), and
- * a device that does not keeps its full depth.
+ * submission) while it <em>runs ahead</em>: over its last {@code max_ios} or so consumed reads it
+ * waited for them less than an eighth of its time ({@link #GROUP_WAIT_SHARE_DIVISOR}, a decaying
+ * average of each read's wait over the time since the read before). Waiting more ends that: it
+ * refills at every buffer again, as PostgreSQL does, until the waits fade. So a device that keeps
+ * up gets fewer, larger submissions (its queue is not what limits the scan; a stream that does
+ * real work per block and meets an occasional slow read stays grouped), and a device that does
+ * not keeps its full depth. A stream starts as one that waits (about 32 reads before it groups).
  *
  * <h2>Retiring reads (a pageio addition, random streams, opt-in)</h2>
  * PostgreSQL counts a read against {@code max_ios} until the consumer has waited for it, so a
@@ -108,6 +110,16 @@ public final class ReadStream implements AutoCloseable {
      * kB–1 MB ones (directio-bundle's README, "Device depth and request size").
      */
     static final int GROUP_MIN_READS = 3;
+
+    /** {@link #waitShare}'s unit: 1 = {@code 1 / WAIT_SHARE_ONE} of the consumer's time. */
+    static final long WAIT_SHARE_ONE = 1L << 20;
+
+    /**
+     * A random stream runs ahead while it waits less than {@code 1 / GROUP_WAIT_SHARE_DIVISOR} of
+     * its time: then the device is not what limits it, and grouping's shallower queue (a group is
+     * an eighth of {@code max_ios}) costs less than its submissions would.
+     */
+    static final int GROUP_WAIT_SHARE_DIVISOR = 8;
 
     /**
      * How many reads a random stream may hold unconsumed, as a multiple of {@code max_ios}, when
@@ -175,8 +187,15 @@ public final class ReadStream implements AutoCloseable {
      * refills of a random stream that runs ahead" in the class comment).
      */
     private final boolean groupWhenAhead;
-    /** Reads consumed in a row without waiting for them (saturates at {@code max_ios}). */
-    private int unwaitedReads;
+    /**
+     * The share of the consumer's time spent waiting for its reads, decaying over the last
+     * {@code max_ios} reads consumed, in units of {@code 1 / WAIT_SHARE_ONE}: a read consumed
+     * without waiting counts 0, one that waited counts its wait divided by the time since the
+     * previous read was consumed. Starts at "always waits".
+     */
+    private long waitShare = WAIT_SHARE_ONE;
+    /** When the previous read was consumed ({@link System#nanoTime()}), 0 before the first. */
+    private long lastReadConsumed;
 
     private final int queueSize;
     private final int[] queue;
@@ -405,7 +424,9 @@ public final class ReadStream implements AutoCloseable {
             }
             oldestIo = (oldestIo + 1) % ioSlots;
             ios--;
-            unwaitedReads = waited ? 0 : Math.min(unwaitedReads + 1, maxIos);
+            if (groupWhenAhead) {
+                noteWaitShare(waited, waitNanos, waited ? System.nanoTime() : t0);
+            }
             afterIo(waited);
         }
         int buf = queue[slot];
@@ -511,7 +532,7 @@ public final class ReadStream implements AutoCloseable {
      * Progress: with reads in flight the consumer waits for one or releases pins.
      */
     private boolean deep() {
-        boolean runningAhead = groupWhenAhead && unwaitedReads >= maxIos;
+        boolean runningAhead = groupWhenAhead && waitShare < WAIT_SHARE_ONE / GROUP_WAIT_SHARE_DIVISOR;
         if (ios == 0 || !(grouped || runningAhead)) {
             return false;
         }
@@ -521,6 +542,16 @@ public final class ReadStream implements AutoCloseable {
         }
         int freePins = distance - pinned - forwarded - pendingLen;
         return fewReadsFree || freePins < Math.max(1, distance / 8);
+    }
+
+    /** Folds one consumed read into {@link #waitShare}: weight {@code 1 / max_ios}, integer arithmetic. */
+    private void noteWaitShare(boolean waited, long waitNanos, long now) {
+        long since = now - lastReadConsumed;
+        if (lastReadConsumed != 0 && since > 0) {
+            long share = waited ? Math.min(WAIT_SHARE_ONE, waitNanos * WAIT_SHARE_ONE / since) : 0;
+            waitShare += (share - waitShare) / maxIos;
+        }
+        lastReadConsumed = now;
     }
 
     /**
