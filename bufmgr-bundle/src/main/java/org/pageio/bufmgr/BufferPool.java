@@ -88,6 +88,13 @@ public final class BufferPool implements AutoCloseable {
     private final PoolMemory memory;
     private final MemorySegment pages;
     private final MemorySegment[] pageSegments;
+    /**
+     * The same pages without the arena's scope, for the read completion's page check only
+     * ({@link #completionPage}): a {@code ByteBuffer} view of a scoped segment makes every
+     * {@code CRC32C.update} acquire and release the shared arena (two CASes on one word that the
+     * issuer and every I/O worker share, per page), and every access checks the arena is alive.
+     */
+    private final MemorySegment[] completionPages;
     final long[] states;
     /** Buffer tag: relation id (22 bits) << 40 | block (40 bits); -1 when none. */
     final long[] tags;
@@ -158,6 +165,7 @@ public final class BufferPool implements AutoCloseable {
         }
         this.pages = memory.pages;
         this.pageSegments = new MemorySegment[nbuffers];
+        this.completionPages = new MemorySegment[nbuffers];
         this.states = new long[nbuffers];
         this.tags = new long[nbuffers];
         this.ioRefs = new long[nbuffers];
@@ -165,6 +173,7 @@ public final class BufferPool implements AutoCloseable {
         this.writtenEpoch = new long[nbuffers];
         for (int b = 0; b < nbuffers; b++) {
             pageSegments[b] = pages.asSlice((long) b * BLCKSZ, BLCKSZ);
+            completionPages[b] = unscoped(pageSegments[b]);
             tags[b] = -1;
             ioRefs[b] = IoHandle.NO_WAIT_REF;
         }
@@ -247,6 +256,22 @@ public final class BufferPool implements AutoCloseable {
     /** The page of buffer {@code buf}. Valid while the caller holds a pin. */
     public MemorySegment page(int buf) {
         return pageSegments[buf];
+    }
+
+    /**
+     * Buffer {@code buf}'s page for the completion of a read into it, with no arena scope (no
+     * liveness check, no acquire for native access). Safe only while the buffer's read is in
+     * progress: the pool closes after the AIO context, which closes only once every session
+     * closed, and a session closes only once its I/O completed, callbacks included; the kernel
+     * writes the same memory in that window.
+     */
+    MemorySegment completionPage(int buf) {
+        return completionPages[buf];
+    }
+
+    @SuppressWarnings("restricted") // the pool's own mapping, alive until close(); see completionPage
+    private static MemorySegment unscoped(MemorySegment page) {
+        return MemorySegment.ofAddress(page.address()).reinterpret(page.byteSize());
     }
 
     /** Native address of buffer {@code buf}'s page. */

@@ -95,7 +95,7 @@ final class SharedBufferReadv implements IoCallback {
                 pool.terminateIo(buf, false);
                 continue;
             }
-            MemorySegment page = pool.page(buf);
+            MemorySegment page = pool.completionPage(buf); // its read is in progress until terminateIo
             long block = BufferPool.tagBlock(pool.tags[buf]);
             int code = PageVerifier.verify(page, block, checksums);
             if (code == PageVerifier.VALID || code == PageVerifier.VALID_ZERO) {
