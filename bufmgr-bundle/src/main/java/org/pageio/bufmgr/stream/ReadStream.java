@@ -194,8 +194,10 @@ public final class ReadStream implements AutoCloseable {
      * previous read was consumed. Starts at "always waits".
      */
     private long waitShare = WAIT_SHARE_ONE;
-    /** When the previous read was consumed ({@link System#nanoTime()}), 0 before the first. */
+    /** When the previous read was consumed ({@link System#nanoTime()}); see {@link #readConsumed}. */
     private long lastReadConsumed;
+    /** Whether a read was consumed yet ({@code nanoTime} has no value that could mean "never"). */
+    private boolean readConsumed;
 
     private final int queueSize;
     private final int[] queue;
@@ -547,11 +549,12 @@ public final class ReadStream implements AutoCloseable {
     /** Folds one consumed read into {@link #waitShare}: weight {@code 1 / max_ios}, integer arithmetic. */
     private void noteWaitShare(boolean waited, long waitNanos, long now) {
         long since = now - lastReadConsumed;
-        if (lastReadConsumed != 0 && since > 0) {
+        if (readConsumed && since > 0) {
             long share = waited ? Math.min(WAIT_SHARE_ONE, waitNanos * WAIT_SHARE_ONE / since) : 0;
             waitShare += (share - waitShare) / maxIos;
         }
         lastReadConsumed = now;
+        readConsumed = true;
     }
 
     /**
