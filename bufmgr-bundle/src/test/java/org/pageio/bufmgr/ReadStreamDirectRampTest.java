@@ -30,27 +30,9 @@ class ReadStreamDirectRampTest extends PoolTestBase {
     static final int COMBINE = 16;
     static final int BLOCKS = 2048; // 128 reads of 16 blocks
 
-    /**
-     * A method that bypasses the page cache and records every submission's size. With
-     * {@code latencyNanos} 0 it performs each read (a real {@code preadv}) inside {@code submit},
-     * so every read is complete before the stream asks for it and the consumer never waits: a
-     * device faster than the consumer. Otherwise four threads complete each read after that
-     * latency, and the consumer waits as on a cold scan of a real device.
-     */
-    static final class DirectLike implements IoMethod, AutoCloseable {
+    /** A method that bypasses the page cache and records every submission's size; it starts each read. */
+    abstract static class RecordingDirect implements IoMethod {
         final List<Integer> submissions = new CopyOnWriteArrayList<>();
-        private final long latencyNanos;
-        private final ExecutorService threads;
-        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
-
-        DirectLike(long latencyNanos) {
-            this.latencyNanos = latencyNanos;
-            this.threads = latencyNanos == 0 ? null : Executors.newFixedThreadPool(4, r -> {
-                Thread t = new Thread(r, "test device");
-                t.setDaemon(true);
-                return t;
-            });
-        }
 
         @Override
         public String name() {
@@ -66,17 +48,44 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         public int submit(IoHandle[] handles, int count) {
             submissions.add(count);
             for (int i = 0; i < count; i++) {
-                IoHandle h = handles[i];
-                if (threads == null) {
-                    h.performSynchronously(cs.get());
-                } else {
-                    threads.execute(() -> {
-                        java.util.concurrent.locks.LockSupport.parkNanos(latencyNanos);
-                        h.performSynchronously(cs.get());
-                    });
-                }
+                start(handles[i]);
             }
             return count;
+        }
+
+        abstract void start(IoHandle h);
+    }
+
+    /**
+     * With {@code latencyNanos} 0 it performs each read (a real {@code preadv}) inside {@code submit},
+     * so every read is complete before the stream asks for it and the consumer never waits: a
+     * device faster than the consumer. Otherwise four threads complete each read after that
+     * latency, and the consumer waits as on a cold scan of a real device.
+     */
+    static final class DirectLike extends RecordingDirect implements AutoCloseable {
+        private final long latencyNanos;
+        private final ExecutorService threads;
+        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+
+        DirectLike(long latencyNanos) {
+            this.latencyNanos = latencyNanos;
+            this.threads = latencyNanos == 0 ? null : Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "test device");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        @Override
+        void start(IoHandle h) {
+            if (threads == null) {
+                h.performSynchronously(cs.get());
+            } else {
+                threads.execute(() -> {
+                    java.util.concurrent.locks.LockSupport.parkNanos(latencyNanos);
+                    h.performSynchronously(cs.get());
+                });
+            }
         }
 
         @Override
@@ -220,8 +229,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
      * it holds until the issuer waits for it and then completes after {@code waitNanos} of the
      * issuer's time: a consumer meets exactly one wait of that length per {@code heldEvery} reads.
      */
-    static final class OccasionallySlow implements IoMethod {
-        final List<Integer> submissions = new CopyOnWriteArrayList<>();
+    static final class OccasionallySlow extends RecordingDirect {
         private final int heldEvery;
         private final long waitNanos;
         private final java.util.Set<IoHandle> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -234,26 +242,12 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         }
 
         @Override
-        public String name() {
-            return "test-occasionally-slow";
-        }
-
-        @Override
-        public boolean bypassesPageCache() {
-            return true;
-        }
-
-        @Override
-        public int submit(IoHandle[] handles, int count) {
-            submissions.add(count);
-            for (int i = 0; i < count; i++) {
-                if (++submitted % heldEvery == 0) {
-                    held.add(handles[i]);
-                } else {
-                    handles[i].performSynchronously(cs);
-                }
+        void start(IoHandle h) {
+            if (++submitted % heldEvery == 0) {
+                held.add(h);
+            } else {
+                h.performSynchronously(cs);
             }
-            return count;
         }
 
         @Override
