@@ -157,7 +157,8 @@ class ReadStreamDirectRampTest extends PoolTestBase {
     /**
      * A bitmap heap scan's stream that runs ahead of its reads (a device faster than the consumer:
      * every read is over before the consumer reaches it) refills in groups of at least three reads,
-     * one submission each, once {@code effective_io_concurrency} reads went by without a wait; on a
+     * one submission each, once its share of time spent waiting decayed under an eighth (about 32
+     * reads without a wait at {@code effective_io_concurrency} 16); on a
      * slow device, where the consumer waits, it starts each read alone as soon as its slot is free.
      */
     @Test
@@ -167,7 +168,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         int reads = fast.submissions.stream().mapToInt(Integer::intValue).sum();
         assertEquals(st.ioCount(), reads, "reads submitted: " + st);
         assertEquals(0, st.waits(), "every read completed in submit: " + st);
-        // the ramp-up and the first 16 reads consumed start reads one or two at a time; after
+        // the ramp-up and the first ~32 reads consumed start reads one or two at a time; after
         // that every refill waits for three free slots (and the stream's end may leave one short)
         long small = fast.submissions.stream().filter(n -> n < 3).count();
         assertTrue(small <= 2 * EIC + 4, small + " submissions of fewer than 3 reads of " + fast.submissions.size() + ": "
