@@ -9,9 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The unit-test twin of itest's {@code kit/BlockPattern}: every byte of every 8 KiB block derives
- * from the file name and the block number (the same function), so a byte from the wrong file,
- * block or offset is detected. Pure functions; any thread.
+ * The unit-test twin of the conformance kit's {@code org.pageio.tck.BlockPattern}: every byte of
+ * every 8 KiB block derives from the file name and the block number (the same function), so a byte
+ * from the wrong file, block or offset is detected. A copy because the kit's module depends on this
+ * one (its tests run the kit over io_uring), so this module's tests cannot use the kit. Pure
+ * functions; any thread.
  */
 public final class Pattern {
 
