@@ -9,6 +9,7 @@ import jdk.jfr.Enabled;
 import jdk.jfr.Event;
 import jdk.jfr.EventFactory;
 import jdk.jfr.EventType;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -25,8 +26,9 @@ import jdk.jfr.ValueDescriptor;
  * <p>Disabled by default ({@code @Enabled(false)}); a recording switches it on at run time, no
  * restart: {@code jcmd <pid> JFR.start +org.pageio.IoBatch#enabled=true filename=io.jfr}, or a
  * {@code jdk.jfr.Recording} with {@code enable("org.pageio.IoBatch")}. When disabled the read
- * path pays one call to {@link EventType#isEnabled()} per I/O at staging and one null check at
- * completion: no time stamp, no allocation.
+ * path pays, per I/O, one volatile read ({@link FlightRecorder#isInitialized()}) at staging, and
+ * once anything in the JVM has recorded one call to {@link EventType#isEnabled()}, and one null
+ * check at completion: no time stamp, no allocation.
  *
  * <p>The event type is made with {@link EventFactory} rather than as a subclass of
  * {@link Event}: a subclass is instrumented with references to {@code jdk.jfr.internal} classes,
@@ -45,38 +47,51 @@ final class IoBatchEvent {
     private static final int LATENCY = 5;
     private static final int STATUS = 6;
 
-    private static final EventFactory FACTORY = EventFactory.create(List.of(
-            new AnnotationElement(Name.class, NAME),
-            new AnnotationElement(Label.class, "pageio I/O batch"),
-            new AnnotationElement(Description.class, "A completed read I/O of the buffer manager (one combined read)"),
-            new AnnotationElement(Category.class, new String[] {"pageio"}),
-            new AnnotationElement(Enabled.class, false),
-            new AnnotationElement(StackTrace.class, false)), List.of(
-            new ValueDescriptor(String.class, "method", List.of(new AnnotationElement(Label.class, "I/O Method"))),
-            new ValueDescriptor(String.class, "operation", List.of(new AnnotationElement(Label.class, "Operation"))),
-            new ValueDescriptor(String.class, "relation", List.of(new AnnotationElement(Label.class, "Relation"))),
-            new ValueDescriptor(int.class, "blocks", List.of(new AnnotationElement(Label.class, "Blocks"))),
-            new ValueDescriptor(long.class, "bytes", List.of(new AnnotationElement(Label.class, "Bytes"),
-                    new AnnotationElement(DataAmount.class, DataAmount.BYTES))),
-            new ValueDescriptor(long.class, "latency", List.of(new AnnotationElement(Label.class, "Latency"),
-                    new AnnotationElement(Description.class, "From staging to completion"),
-                    new AnnotationElement(Timespan.class, Timespan.NANOSECONDS))),
-            new ValueDescriptor(String.class, "status", List.of(new AnnotationElement(Label.class, "Status")))));
+    /**
+     * The event type, made on first use: creating it initializes JFR's metadata (about 0.1 s on
+     * this machine kind), which a JVM that never records must not pay at its first read.
+     */
+    private static final class Type {
+        static final EventFactory FACTORY = EventFactory.create(List.of(
+                new AnnotationElement(Name.class, NAME),
+                new AnnotationElement(Label.class, "pageio I/O batch"),
+                new AnnotationElement(Description.class, "A completed read I/O of the buffer manager (one combined read)"),
+                new AnnotationElement(Category.class, new String[] {"pageio"}),
+                new AnnotationElement(Enabled.class, false),
+                new AnnotationElement(StackTrace.class, false)), List.of(
+                new ValueDescriptor(String.class, "method", List.of(new AnnotationElement(Label.class, "I/O Method"))),
+                new ValueDescriptor(String.class, "operation", List.of(new AnnotationElement(Label.class, "Operation"))),
+                new ValueDescriptor(String.class, "relation", List.of(new AnnotationElement(Label.class, "Relation"))),
+                new ValueDescriptor(int.class, "blocks", List.of(new AnnotationElement(Label.class, "Blocks"))),
+                new ValueDescriptor(long.class, "bytes", List.of(new AnnotationElement(Label.class, "Bytes"),
+                        new AnnotationElement(DataAmount.class, DataAmount.BYTES))),
+                new ValueDescriptor(long.class, "latency", List.of(new AnnotationElement(Label.class, "Latency"),
+                        new AnnotationElement(Description.class, "From staging to completion"),
+                        new AnnotationElement(Timespan.class, Timespan.NANOSECONDS))),
+                new ValueDescriptor(String.class, "status", List.of(new AnnotationElement(Label.class, "Status")))));
 
-    private static final EventType TYPE = FACTORY.getEventType();
+        static final EventType TYPE = FACTORY.getEventType();
+
+        private Type() {
+        }
+    }
 
     private IoBatchEvent() {
     }
 
-    /** Whether a recording has the event on. Any thread; no allocation. */
+    /**
+     * Whether a recording has the event on. Any thread; no allocation. Until JFR is initialized (a
+     * recording started, in process or by {@code jcmd}), no recording can have it on: the type is
+     * not made; made later, it takes the running recordings' settings as it registers.
+     */
     static boolean enabled() {
-        return TYPE.isEnabled();
+        return FlightRecorder.isInitialized() && Type.TYPE.isEnabled();
     }
 
     /** A new event begun now, when its I/O is staged (allocates: only called while enabled); null if JFR refuses. */
     static Event begin() {
         try {
-            Event e = FACTORY.newEvent();
+            Event e = Type.FACTORY.newEvent();
             e.begin();
             return e;
         } catch (RuntimeException e) {

@@ -36,6 +36,21 @@ class IoBatchEventTest extends PoolTestBase {
         assertEquals(48, blocks, "one event per read, covering every block read");
     }
 
+    /**
+     * Reads before any recording (JFR not initialized in a JVM that never recorded, so the event
+     * type is not made yet), then a recording: its reads are events. The type registers while the
+     * recording runs and must take its settings.
+     */
+    @Test
+    void aRecordingStartedAfterReadsWithoutOneSeesTheReadsThatFollow() throws Exception {
+        pool(new SyncIoMethod(), small().build());
+        SmgrRelation rel = relation(73002, 48);
+        scan(rel, 73002, 0, 24);
+        List<RecordedEvent> events = record(Duration.ZERO, () -> scan(rel, 73002, 24, 24));
+        int blocks = events.stream().mapToInt(e -> e.getInt("blocks")).sum();
+        assertEquals(24, blocks, "one event per read of the recorded scan: " + events);
+    }
+
     /** A threshold no read reaches keeps every event out: thresholds apply to the read's duration. */
     @Test
     void aThresholdAboveEveryReadRecordsNone() throws Exception {
