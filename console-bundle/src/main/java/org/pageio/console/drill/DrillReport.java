@@ -460,6 +460,12 @@ public final class DrillReport {
             Stats f = same.stats();
             if (m.devDepth() >= 0 && f.devDepth() >= 0) {
                 b.append(String.format(Locale.ROOT, " (device depth %.1f against fio's %.1f", m.devDepth(), f.devDepth()));
+                if (m.medianInProgress() >= 0 && m.devMicrosPerRead() >= 0 && f.devMicrosPerRead() >= 0) {
+                    // Little's law: a read the device finished before the scan reached it leaves the device's queue
+                    b.append(String.format(Locale.ROOT, ", while %s kept %.1f of its %d reads started and the device took %.0f µs"
+                            + " per read, fio's %.0f µs", best.name(), m.medianInProgress(), Math.max(1, c.drillCase().eic()),
+                            m.devMicrosPerRead(), f.devMicrosPerRead()));
+                }
                 b.append(m.medianCpuNanos() >= 0 && f.medianCpuNanos() >= 0 ? String.format(Locale.ROOT,
                         "; CPU %.1f µs per block against fio's %.1f)", m.medianCpuNanos() / 1e3 / blocks, f.medianCpuNanos() / 1e3 / blocks)
                         : ")");
@@ -637,6 +643,8 @@ public final class DrillReport {
                     numberOrNull(g, "cpu_us_per_block", st.medianCpuNanos() < 0 ? Double.NaN : st.medianCpuNanos() / 1e3 / blocks);
                     numberOrNull(g, "device_bytes_per_read", st.devBytesPerRead() < 0 ? Double.NaN : st.devBytesPerRead());
                     numberOrNull(g, "device_reads_in_flight", st.devDepth() < 0 ? Double.NaN : st.devDepth());
+                    numberOrNull(g, "device_read_us", st.devMicrosPerRead() < 0 ? Double.NaN : st.devMicrosPerRead());
+                    numberOrNull(g, "stream_reads_in_progress", st.medianInProgress() < 0 ? Double.NaN : st.medianInProgress());
                 }
                 g.writeArrayFieldStart("runs");
                 for (Sample x : s.samples()) {
@@ -653,6 +661,7 @@ public final class DrillReport {
                     g.writeNumberField("device_reads", x.devReads());
                     g.writeNumberField("device_read_bytes", x.devBytes());
                     g.writeNumberField("device_read_ms", x.devReadMs());
+                    numberOrNull(g, "stream_reads_in_progress", x.streamInProgress() < 0 ? Double.NaN : x.streamInProgress());
                     g.writeBooleanField("counted", x.counted());
                     g.writeStringField("note", x.note());
                     g.writeEndObject();

@@ -147,9 +147,13 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             long devBytes = ok.stream().mapToLong(Sample::devBytes).sum();
             long devMs = ok.stream().mapToLong(Sample::devReadMs).sum();
             long execSum = ok.stream().mapToLong(Sample::executionNanos).sum();
+            double[] inProgress = ok.stream().mapToDouble(Sample::streamInProgress).sorted().toArray();
+            int n = inProgress.length;
+            double medianInProgress = inProgress[0] < 0 ? -1 : n % 2 == 1 ? inProgress[n / 2] : (inProgress[n / 2 - 1] + inProgress[n / 2]) / 2;
             return new Stats(ok.size(), samples.size(), median(exec), wait[0] < 0 ? -1 : median(wait), exec[0], exec[exec.length - 1],
                     reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes(), median(hits), cpu[0] < 0 ? -1 : median(cpu),
-                    !dev || devReads == 0 ? -1 : (double) devBytes / devReads, !dev || execSum == 0 ? -1 : devMs * 1e6 / execSum);
+                    !dev || devReads == 0 ? -1 : (double) devBytes / devReads, !dev || execSum == 0 ? -1 : devMs * 1e6 / execSum,
+                    !dev || devReads == 0 ? -1 : devMs * 1e3 / devReads, medianInProgress);
         }
 
         static long median(long[] sorted) {
@@ -171,9 +175,14 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
      * @param medianCpuNanos median CPU time of the process during a run (fio's own for fio), -1 if unknown
      * @param devBytesPerRead bytes per read the block device completed during the runs (read-ahead grows them), -1 if unknown
      * @param devDepth       the device's average reads in flight during the runs (read ms / wall ms), -1 if unknown
+     * @param devMicrosPerRead the device's time per read it completed (read ms / reads: its latency), -1 if unknown
+     * @param medianInProgress median of the runs' {@link Sample#streamInProgress}: the reads the scan kept started, as
+     *                       PostgreSQL counts them; -1 for baselines. Against {@code devDepth}: reads the device had already
+     *                       completed and the scan had not reached yet (Little's law: depth = reads per second × latency)
      */
     public record Stats(int counted, int runs, long medianNanos, long medianWaitNanos, long minNanos, long maxNanos,
-            double bytesPerRead, long bytesPerRun, long medianHits, long medianCpuNanos, double devBytesPerRead, double devDepth) {
+            double bytesPerRead, long bytesPerRun, long medianHits, long medianCpuNanos, double devBytesPerRead, double devDepth,
+            double devMicrosPerRead, double medianInProgress) {
 
         /** MB/s of the table at the median time. */
         public double mbPerSecond(long tableBytes) {

@@ -21,6 +21,7 @@ import org.pageio.posix.Fadvise;
 import org.pageio.posix.Posix;
 import org.pageio.posix.Residency;
 import org.pageio.table.ScanReport;
+import org.pageio.table.StreamFigures;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
 import org.pageio.table.TableShape;
@@ -238,8 +239,10 @@ final class DrillRounds implements AutoCloseable {
             reads += row.value(StatIo.Column.READS);
             bytes += row.value(StatIo.Column.READ_BYTES);
         }
+        StreamFigures stream = r.stream();
         return new Sample(round, r.executionNanos(), r.plan().ioReadNanos(), reads, bytes, r.sharedHit(), res.residentPages(),
-                res.totalPages(), note == null, note).probed(before, after);
+                res.totalPages(), note == null, note).probed(before, after)
+                .withStreamInProgress(stream.ioCount() == 0 ? -1 : stream.avgInProgress());
     }
 
     private Sample runFio(FioBaseline.Job job, DrillCase c, int round, Target t, ByteBuffer warmBuffer) throws IOException {

@@ -17,14 +17,17 @@ package org.pageio.console.drill;
  * @param devReads       reads the data directory's block device completed during the run, -1 if unknown
  * @param devBytes       bytes it read
  * @param devReadMs      milliseconds its reads spent in flight, summed (÷ wall time = average reads in flight)
+ * @param streamInProgress the scan's reads started and not yet consumed, averaged over the moments it started one
+ *                       (PostgreSQL's EXPLAIN {@code in-progress}, that read included); -1 for baselines and scans without reads
  */
 public record Sample(int round, long executionNanos, long ioWaitNanos, long reads, long readBytes, long hits, long residentPages,
-        long totalPages, boolean counted, String note, long cpuNanos, long devReads, long devBytes, long devReadMs) {
+        long totalPages, boolean counted, String note, long cpuNanos, long devReads, long devBytes, long devReadMs,
+        double streamInProgress) {
 
     /** A sample without CPU and device figures. */
     public Sample(int round, long executionNanos, long ioWaitNanos, long reads, long readBytes, long hits, long residentPages,
             long totalPages, boolean counted, String note) {
-        this(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, -1, -1, -1, -1);
+        this(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, -1, -1, -1, -1, -1);
     }
 
     /** This sample with this process's CPU time and the device figures between two probe readings. */
@@ -37,7 +40,13 @@ public record Sample(int round, long executionNanos, long ioWaitNanos, long read
         boolean dev = before.devReads() >= 0 && after.devReads() >= 0;
         return new Sample(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, cpu,
                 dev ? after.devReads() - before.devReads() : -1, dev ? after.devBytes() - before.devBytes() : -1,
-                dev ? after.devReadMs() - before.devReadMs() : -1);
+                dev ? after.devReadMs() - before.devReadMs() : -1, streamInProgress);
+    }
+
+    /** This sample with the scan's read-stream depth ({@link #streamInProgress}). */
+    Sample withStreamInProgress(double inProgress) {
+        return new Sample(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, cpuNanos,
+                devReads, devBytes, devReadMs, inProgress);
     }
 
     public double executionMs() {

@@ -144,6 +144,14 @@ class DrillTest {
                         case INDEX -> s.name().equals("sync") ? -1 : s.fio() ? dc.bytes() : fetches.length * 8192L;
                     };
                     assertTrue(x.cpuNanos() >= 0, what + ": CPU time from /proc/self/stat or fio's usr_cpu + sys_cpu");
+                    if (s.baseline()) {
+                        assertTrue(x.streamInProgress() < 0, what + ": no read stream, no stream depth");
+                    } else {
+                        // every block is read (shared buffers emptied before each run): the stream started reads, at
+                        // most max_ios = effective_io_concurrency of them unconsumed
+                        assertTrue(x.streamInProgress() >= 1 && x.streamInProgress() <= Math.max(1, dc.eic()),
+                                what + ": stream reads in progress " + x.streamInProgress());
+                    }
                     if (device && dc.cold() && dc.scan() == DrillCase.Scan.SEQ) {
                         // 0% resident before the run: the device had to read at least the table (fio: all but the tails)
                         assertTrue(x.devReads() > 0 && x.devBytes() > tBytes - 5 * 131072 && x.devReadMs() >= 0,
@@ -189,12 +197,17 @@ class DrillTest {
         assertTrue(text.contains("CPU ms") && text.contains("dev depth"), text);
         assertTrue(text.contains("Bitmap heap scan, cold, effective_io_concurrency=16: sync"), text);
         assertTrue(text.contains("fio replaying the same reads at depth 16 took") && text.contains("(the device's ceiling)"), text);
+        if (device) {
+            assertTrue(text.matches("(?s).*device depth [0-9.]+ against fio's [0-9.]+, while sync kept [0-9.]+ of its 16 reads"
+                    + " started and the device took [0-9]+ µs per read, fio's [0-9]+ µs.*"), text);
+        }
         assertTrue(text.contains("CPU µs/block"), text);
         Path json = report.write(r.options().resultsDir());
         String js = Files.readString(json);
         assertTrue(js.contains("\"id\": \"seq-cold-eic16\""), js);
         assertTrue(js.contains("\"id\": \"bitmap-cold-eic16\"") && js.contains("\"speed_vs_fio_ceiling\": "), js);
         assertTrue(js.contains("\"cpu_us_per_block\": "), js);
+        assertTrue(js.contains("\"device_read_us\": ") && js.contains("\"stream_reads_in_progress\": "), js);
         assertTrue(js.contains("\"speed_vs_sync\": 1.000"), js);
         String stem = json.getFileName().toString().replace(".json", "");
         assertTrue(Files.exists(json.resolveSibling(stem + ".md")));
