@@ -15,7 +15,8 @@ import org.pageio.api.MethodSwap;
  * @param lastSwap      the last swap, or {@code null} when there was none
  * @param lastFailure   the last swap that failed (timeout, unavailable method) or the last configuration
  *                      refused (a value out of range written straight into ConfigAdmin), with why, or {@code null}
- * @param swaps         swaps done since the buffer manager started
+ * @param swaps         swaps done since the buffer manager started (from one method to another, or to none; binding
+ *                      when none was bound is not one)
  * @param failures      swaps that failed since the buffer manager started
  */
 public record MethodStatus(String method, String wanted, String fallback, boolean usingFallback, long epoch,

@@ -247,6 +247,8 @@ public class MethodSwapIT extends PageioTestBase {
     public void pageioSwapSwapsLiveSaysWhatItDidAndRefusesAnUnknownMethod() throws Exception {
         BufferManager bufmgr = configure(Integer.valueOf(256), "worker", "sync", b -> b.pool().nbuffers() == 256);
         BufferPool pool = bufmgr.pool();
+        // restarted with worker registered: bound once, from nothing, which is not a swap
+        assertEquals(0, bufmgr.methodStatus().swaps());
         String text = run("pageio:swap io_uring");
         assertTrue(text, text.startsWith("from   | to       | epoch | pause_ms | sessions_waited | ios_drained | fallback"));
         assertTrue(text, text.contains("worker | io_uring |"));
@@ -264,6 +266,7 @@ public class MethodSwapIT extends PageioTestBase {
         }
         assertEquals("sync", bufmgr.methodStatus().method());
         assertEquals("(io.method=sync)", configAdmin.getConfiguration(PID, "?").getProperties().get("ioMethod.target"));
+        assertEquals("two swaps; a refused one is none", 2, bufmgr.methodStatus().swaps());
         assertSame("no restart", pool, current().pool());
         System.out.println("---- pageio:swap io_uring\n" + text + "\n---- pageio:swap --format json sync\n" + json);
     }

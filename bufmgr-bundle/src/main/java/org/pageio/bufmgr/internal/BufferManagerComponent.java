@@ -412,7 +412,9 @@ public final class BufferManagerComponent implements BufferManager {
                 LOG.log(System.Logger.Level.INFO, why + ": " + swap);
             }
             lastSwap = swap;
-            swaps++;
+            if (current != null) {
+                swaps++; // a first bind (nothing was bound) is not a swap
+            }
             publishStatus();
         } catch (RuntimeException e) {
             fail(why + ": " + e.getMessage());
