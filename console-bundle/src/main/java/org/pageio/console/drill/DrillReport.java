@@ -462,8 +462,9 @@ public final class DrillReport {
                 b.append(String.format(Locale.ROOT, " (device depth %.1f against fio's %.1f", m.devDepth(), f.devDepth()));
                 if (m.medianInProgress() >= 0 && m.devMicrosPerRead() >= 0 && f.devMicrosPerRead() >= 0) {
                     // Little's law: a read the device finished before the scan reached it leaves the device's queue
-                    b.append(String.format(Locale.ROOT, ", while %s kept %.1f of its %d reads started and the device took %.0f µs"
-                            + " per read, fio's %.0f µs", best.name(), m.medianInProgress(), Math.max(1, c.drillCase().eic()),
+                    int maxIos = Math.max(1, c.drillCase().eic());
+                    b.append(String.format(Locale.ROOT, ", while %s kept %.1f of its %d read%s started and the device took %.0f µs"
+                            + " per read, fio's %.0f µs", best.name(), m.medianInProgress(), maxIos, maxIos == 1 ? "" : "s",
                             m.devMicrosPerRead(), f.devMicrosPerRead()));
                 }
                 b.append(m.medianCpuNanos() >= 0 && f.medianCpuNanos() >= 0 ? String.format(Locale.ROOT,
