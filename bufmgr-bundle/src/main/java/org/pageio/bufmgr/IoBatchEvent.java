@@ -48,8 +48,9 @@ final class IoBatchEvent {
     private static final int STATUS = 6;
 
     /**
-     * The event type, made on first use: creating it initializes JFR's metadata (about 0.1 s on
-     * this machine kind), which a JVM that never records must not pay at its first read.
+     * The event type, made on first use: creating it initializes JFR's metadata, a cost a JVM that
+     * never records must not pay at its first read (docs/performance.md, "The first query of a
+     * fresh container").
      */
     private static final class Type {
         static final EventFactory FACTORY = EventFactory.create(List.of(

@@ -21,9 +21,9 @@ import org.pageio.posix.Fadvise;
 import org.pageio.posix.Posix;
 import org.pageio.posix.Residency;
 import org.pageio.table.ScanReport;
-import org.pageio.table.StreamFigures;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
+import org.pageio.table.StreamFigures;
 import org.pageio.table.TableShape;
 
 /**
