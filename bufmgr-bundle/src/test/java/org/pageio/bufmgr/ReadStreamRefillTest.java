@@ -104,6 +104,105 @@ class ReadStreamRefillTest extends PoolTestBase {
         assertTrue(singles >= blocks / 2, singles + " single-read submissions of " + batches.size() + ": " + batches);
     }
 
+    /**
+     * Completes each read inside {@code submit}, in the submitting thread, as io_uring does for
+     * pages the kernel has cached; records every batch's size. Reads whose number (1-based, in
+     * submission order) is in {@code async} complete on another thread after 2 ms instead.
+     */
+    static final class CompletesAtSubmission implements IoMethod, AutoCloseable {
+        final List<Integer> batches = new CopyOnWriteArrayList<>();
+        final java.util.Set<Integer> async;
+        private final ExecutorService thread = Executors.newSingleThreadExecutor();
+        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+        private int submitted;
+
+        CompletesAtSubmission(java.util.Set<Integer> async) {
+            this.async = async;
+        }
+
+        @Override
+        public String name() {
+            return "test-completes-at-submission";
+        }
+
+        @Override
+        public int submit(IoHandle[] handles, int count) {
+            batches.add(count);
+            for (int i = 0; i < count; i++) {
+                IoHandle h = handles[i];
+                if (async.contains(++submitted)) {
+                    thread.execute(() -> {
+                        java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
+                        h.performSynchronously(cs.get());
+                    });
+                } else {
+                    h.performSynchronously(cs.get());
+                }
+            }
+            return count;
+        }
+
+        @Override
+        public void close() {
+            thread.shutdownNow();
+        }
+    }
+
+    /** A sequential batching scan of 512 blocks (32 reads of 16) over {@code m}; returns the stream's counters. */
+    org.pageio.bufmgr.stream.StreamStats scanSequentially(IoMethod m, long relNumber) throws Exception {
+        pool(m, small().sharedBuffers(1024).maxSessions(4).build());
+        SmgrRelation rel = relation(relNumber, 512);
+        try (BufferSession s = pool.openSession("client");
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 512),
+                        ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, null, new ReadStream.Options(16, 16, null))) {
+            for (long b = 0; b < 512; b++) {
+                int buf = stream.next();
+                assertNull(TestPages.check(relNumber, b, s.page(buf)));
+                s.releaseBuffer(buf);
+            }
+            assertEquals(-1, stream.next());
+            return stream.stats();
+        }
+    }
+
+    @Test
+    void readsThatCompleteWithinTheirSubmissionGoTwoPerSubmission() throws Exception {
+        CompletesAtSubmission m = new CompletesAtSubmission(java.util.Set.of());
+        closeLast.add(m);
+        var st = scanSequentially(m, 60101);
+        List<Integer> batches = List.copyOf(m.batches);
+        long pairs = batches.stream().filter(n -> n == 2).count();
+        // the ramp-up (1, 2, 4, 8 blocks, then full reads) and the counting look-aheads go one read
+        // at a time; PostgreSQL's look-ahead would send every read alone: ~36 submissions of 1
+        assertTrue(pairs >= 12, pairs + " submissions of two reads: " + batches);
+        assertTrue(batches.stream().allMatch(n -> n <= 2), "never more than a pair: " + batches);
+        assertTrue(st.averageIoSizeBlocks() > 12, "reads stay full-size: " + st);
+        assertEquals(0, st.waits(), "a read over when submitted is never waited for: " + st);
+    }
+
+    @Test
+    void onceAReadIsNotOverWhenSubmittedTheStreamStopsPairingReads() throws Exception {
+        // reads 1-16 complete as submitted (pairs start), read 17 does not, the rest do again
+        CompletesAtSubmission m = new CompletesAtSubmission(java.util.Set.of(17));
+        closeLast.add(m);
+        scanSequentially(m, 60102);
+        List<Integer> batches = List.copyOf(m.batches);
+        int reads = 0;
+        int at = -1;
+        for (int i = 0; i < batches.size() && at < 0; i++) {
+            reads += batches.get(i);
+            if (reads >= 17) {
+                at = i;
+            }
+        }
+        assertTrue(batches.subList(0, at).contains(2), "pairs before the read that was not over: " + batches);
+        // after it the usual look-ahead: the wait for it doubled the distance, which the next
+        // look-ahead fills at once; from then on reads (over again as submitted) start as pins free
+        // up, one per submission, where pairs would wait for the consumer to drain them
+        assertTrue(batches.subList(at + 2, batches.size()).stream().allMatch(n -> n == 1),
+                "one read per submission after it, for the rest of the stream: " + batches);
+    }
+
     @Test
     void withoutBatchingEveryReadIsSubmittedAtOnce() throws Exception {
         Batches m = new Batches();

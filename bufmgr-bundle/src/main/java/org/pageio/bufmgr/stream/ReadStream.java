@@ -52,6 +52,21 @@ import org.pageio.posix.PosixException;
  * real work per block and meets an occasional slow read stays grouped), and a device that does
  * not keeps its full depth. A stream starts as one that waits (about 32 reads before it groups).
  *
+ * <h2>Reads that complete as they are submitted (a pageio addition, sequential streams)</h2>
+ * io_uring reading pages the kernel has cached completes each read inside the
+ * {@code io_uring_enter} that submits it. Such a read never makes the consumer wait, so under
+ * {@code pg19} the look-ahead stays one read deep and every read costs a system call of its own,
+ * as {@code preadv} does. A {@link #SEQUENTIAL} {@link #USE_BATCHING} stream whose look-aheads'
+ * reads were over once submitted, {@value #COMPLETE_AT_SUBMISSION_STREAK} look-aheads in a row,
+ * looks ahead {@value #READS_PER_SUBMISSION_WHEN_COMPLETE} full-size reads and refills only when the
+ * consumer has drained them: the pair goes to the method in one submission, half the system calls,
+ * while the pages it fills are still in the core's cache when consumed. Once pairs have started, the
+ * first read that is not over once submitted (the data was not cached, a worker holds it) rules
+ * them out for the rest of the stream, so a cold or partly cached relation goes back to the usual
+ * look-ahead for good (pairs there leave fewer reads in flight ahead of the consumer). Reads
+ * executed as they are staged ({@code io_method=sync}, methods that need synchronous execution)
+ * never count.
+ *
  * <h2>Retiring reads (a pageio addition, random streams, opt-in)</h2>
  * PostgreSQL counts a read against {@code max_ios} until the consumer has waited for it, so a
  * random stream whose reads complete out of order, or in bursts, keeps fewer than {@code max_ios}
@@ -139,6 +154,18 @@ public final class ReadStream implements AutoCloseable {
      * of the look-ahead: the device gets the first replacements while the rest are prepared.
      */
     static final int SUBMIT_EVERY = 8;
+
+    /**
+     * Full-size reads a sequential stream whose reads complete within their own submission sends to
+     * the method together ("Reads that complete as they are submitted" in the class comment).
+     */
+    static final int READS_PER_SUBMISSION_WHEN_COMPLETE = 2;
+
+    /**
+     * Look-aheads in a row whose reads all completed within their submission before a stream takes
+     * them in pairs; once it does, one read that did not rules pairs out for the rest of the stream.
+     */
+    static final int COMPLETE_AT_SUBMISSION_STREAK = 4;
 
     /** What the block callback returns at the end of the stream. */
     public static final long END = -1L;
@@ -239,6 +266,21 @@ public final class ReadStream implements AutoCloseable {
     private int combineDistance;
     private int holdoff;
 
+    /**
+     * Whether this stream may pair reads that complete within their submission: {@code pg19},
+     * {@link #SEQUENTIAL}, {@link #USE_BATCHING} (so a read is staged during the look-ahead and
+     * submitted at its end) and reads that start at once (not {@code io_method=sync}).
+     */
+    private final boolean pairWhenComplete;
+    /** Whether the current look-ahead staged a read that was not over when staged. */
+    private boolean stagedNotOver;
+    /**
+     * Look-aheads in a row whose reads were all over once the look-ahead had submitted them
+     * (counted up to {@value #COMPLETE_AT_SUBMISSION_STREAK}: pairs); -1 once one was not after
+     * pairs had started: no pairs for this stream.
+     */
+    private int completeStreak;
+
     private long lastData;
     private final StreamStats stats = new StreamStats();
 
@@ -298,6 +340,7 @@ public final class ReadStream implements AutoCloseable {
         this.grouped = (flags & USE_BATCHING) != 0 && (flags & SEQUENTIAL) != 0 && maxIos >= 8;
         this.groupWhenAhead = (flags & USE_BATCHING) != 0 && (flags & SEQUENTIAL) == 0 && maxIos >= 4 * GROUP_MIN_READS
                 && !session.defersReads();
+        this.pairWhenComplete = pg19 && (flags & USE_BATCHING) != 0 && (flags & SEQUENTIAL) != 0 && !session.defersReads();
         int pins = (maxIos + 1) * ioCombineLimit;
         pins = Math.min(pins, session.additionalPinLimit());
         if (strategy != null) {
@@ -477,10 +520,16 @@ public final class ReadStream implements AutoCloseable {
         if (deep()) {
             return; // refill later, several reads in one submission
         }
+        boolean pairing = completeStreak >= COMPLETE_AT_SUBMISSION_STREAK;
+        if (pairing && pinned > 0) {
+            return; // reads complete as they are submitted: refill once drained, a pair per submission
+        }
         boolean batching = (flags & USE_BATCHING) != 0;
         if (batching) {
             session.io().enterBatchMode();
         }
+        stagedNotOver = false;
+        int firstStarted = ios; // the reads this look-ahead starts are ios firstStarted.. of the ring
         try {
             for (;;) {
                 if (pendingLen > 0 && issueNow()) {
@@ -518,6 +567,41 @@ public final class ReadStream implements AutoCloseable {
             if (batching) {
                 session.io().exitBatchMode();
             }
+        }
+        if (pairWhenComplete && stagedNotOver) {
+            boolean allOver = true;
+            for (int k = firstStarted; k < ios && allOver; k++) {
+                allOver = session.readBuffersIoOver(ops[(oldestIo + k) % ioSlots]);
+            }
+            noteCompleteAtSubmission(allOver);
+        }
+    }
+
+    /**
+     * Counts look-aheads whose reads were all over once submitted (io_uring reading pages the
+     * kernel has cached completes them inside {@code io_uring_enter}); from the
+     * {@value #COMPLETE_AT_SUBMISSION_STREAK}th on, the look-ahead reaches
+     * {@value #READS_PER_SUBMISSION_WHEN_COMPLETE} full-size reads and refills only when the
+     * consumer has drained them, so they go to the method in one submission. A read that was not
+     * over before that starts the count again; once pairs have started, it rules them out for the
+     * rest of the stream: the relation is not (all) cached, and the usual look-ahead keeps reads in
+     * flight ahead of the consumer.
+     */
+    private void noteCompleteAtSubmission(boolean over) {
+        if (completeStreak < 0) {
+            return;
+        }
+        if (!over) {
+            // before pairs started (the first reads of a relation the kernel caches may still be
+            // probed in the background): count again; after: no pairs for this stream
+            completeStreak = completeStreak >= COMPLETE_AT_SUBMISSION_STREAK ? -1 : 0;
+            return;
+        }
+        if (completeStreak < COMPLETE_AT_SUBMISSION_STREAK) {
+            completeStreak++;
+        }
+        if (completeStreak >= COMPLETE_AT_SUBMISSION_STREAK) {
+            distance = Math.max(distance, Math.min(maxPinned, READS_PER_SUBMISSION_WHEN_COMPLETE * ioCombineLimit));
         }
     }
 
@@ -646,6 +730,9 @@ public final class ReadStream implements AutoCloseable {
         // ones the run did not reach) stay pinned for the next call.
         forwarded = op.pinnedEntries() - n;
         if (needsWait) {
+            if (pairWhenComplete && !session.readBuffersIoOver(op)) {
+                stagedNotOver = true; // staged, not executed at staging: over after the submission or not
+            }
             if (retire && session.io().stagedCount() >= SUBMIT_EVERY) {
                 session.io().submitStaged(); // the device gets the first replacements at once
             }
@@ -713,6 +800,7 @@ public final class ReadStream implements AutoCloseable {
         distance = 1;
         combineDistance = 1;
         holdoff = 0;
+        completeStreak = 0;
     }
 
     private void releaseAll() {
