@@ -520,10 +520,6 @@ public final class ReadStream implements AutoCloseable {
         if (deep()) {
             return; // refill later, several reads in one submission
         }
-        boolean pairing = completeStreak >= COMPLETE_AT_SUBMISSION_STREAK;
-        if (pairing && pinned > 0) {
-            return; // reads complete as they are submitted: refill once drained, a pair per submission
-        }
         boolean batching = (flags & USE_BATCHING) != 0;
         if (batching) {
             session.io().enterBatchMode();
@@ -594,13 +590,13 @@ public final class ReadStream implements AutoCloseable {
         if (!over) {
             // before pairs started (the first reads of a relation the kernel caches may still be
             // probed in the background): count again; after: no pairs for this stream
-            completeStreak = completeStreak >= COMPLETE_AT_SUBMISSION_STREAK ? -1 : 0;
+            completeStreak = pairing() ? -1 : 0;
             return;
         }
         if (completeStreak < COMPLETE_AT_SUBMISSION_STREAK) {
             completeStreak++;
         }
-        if (completeStreak >= COMPLETE_AT_SUBMISSION_STREAK) {
+        if (pairing()) {
             distance = Math.max(distance, Math.min(maxPinned, READS_PER_SUBMISSION_WHEN_COMPLETE * ioCombineLimit));
         }
     }
@@ -615,9 +611,14 @@ public final class ReadStream implements AutoCloseable {
      * submission (one system call per block for random reads, which cannot combine); waiting for a
      * group to free up sends them to the method several at a time, for a slightly lower average
      * depth. A random stream ({@link #groupWhenAhead}) does so only while it runs ahead of its reads.
+     * A stream whose reads complete as they are submitted ({@link #pairing()}) skips every
+     * look-ahead until the consumer has drained its pins, then refills a pair.
      * Progress: with reads in flight the consumer waits for one or releases pins.
      */
     private boolean deep() {
+        if (pairing()) {
+            return pinned > 0; // nothing pinned: no read unconsumed, so the rules below would not skip either
+        }
         boolean runningAhead = groupWhenAhead && waitShare < WAIT_SHARE_ONE / GROUP_WAIT_SHARE_DIVISOR;
         if (ios == 0 || !(grouped || runningAhead)) {
             return false;
@@ -628,6 +629,11 @@ public final class ReadStream implements AutoCloseable {
         }
         int freePins = distance - pinned - forwarded - pendingLen;
         return fewReadsFree || freePins < Math.max(1, distance / 8);
+    }
+
+    /** Whether reads complete as they are submitted, often enough that they go in pairs. */
+    private boolean pairing() {
+        return completeStreak >= COMPLETE_AT_SUBMISSION_STREAK;
     }
 
     /** Folds one consumed read into {@link #waitShare}: weight {@code 1 / max_ios}, integer arithmetic. */
