@@ -6,12 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.pageio.api.IoHandle;
-import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.bufmgr.stream.StreamStats;
@@ -30,73 +26,18 @@ class ReadStreamDirectRampTest extends PoolTestBase {
     static final int COMBINE = 16;
     static final int BLOCKS = 2048; // 128 reads of 16 blocks
 
-    /** A method that bypasses the page cache and records every submission's size; it starts each read. */
-    abstract static class RecordingDirect implements IoMethod {
-        final List<Integer> submissions = new CopyOnWriteArrayList<>();
-
-        @Override
-        public String name() {
-            return "test-direct";
-        }
-
-        @Override
-        public boolean bypassesPageCache() {
-            return true;
-        }
-
-        @Override
-        public int submit(IoHandle[] handles, int count) {
-            submissions.add(count);
-            for (int i = 0; i < count; i++) {
-                start(handles[i]);
-            }
-            return count;
-        }
-
-        abstract void start(IoHandle h);
-    }
-
     /**
-     * With {@code latencyNanos} 0 it performs each read (a real {@code preadv}) inside {@code submit},
+     * A method that bypasses the page cache and records every submission's size. With
+     * {@code latencyNanos} 0 it performs each read (a real {@code preadv}) inside {@code submit},
      * so every read is complete before the stream asks for it and the consumer never waits: a
      * device faster than the consumer. Otherwise four threads complete each read after that
      * latency, and the consumer waits as on a cold scan of a real device.
      */
-    static final class DirectLike extends RecordingDirect implements AutoCloseable {
-        private final long latencyNanos;
-        private final ExecutorService threads;
-        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
-
-        DirectLike(long latencyNanos) {
-            this.latencyNanos = latencyNanos;
-            this.threads = latencyNanos == 0 ? null : Executors.newFixedThreadPool(4, r -> {
-                Thread t = new Thread(r, "test device");
-                t.setDaemon(true);
-                return t;
-            });
-        }
-
-        @Override
-        void start(IoHandle h) {
-            if (threads == null) {
-                h.performSynchronously(cs.get());
-            } else {
-                threads.execute(() -> {
-                    java.util.concurrent.locks.LockSupport.parkNanos(latencyNanos);
-                    h.performSynchronously(cs.get());
-                });
-            }
-        }
-
-        @Override
-        public void close() {
-            if (threads != null) {
-                threads.shutdownNow();
-            }
-        }
+    static TestMethods.Delaying directLike(long latencyNanos) {
+        return new TestMethods.Delaying("test-direct", true, n -> true, latencyNanos);
     }
 
-    StreamStats scan(DirectLike m, int flags) throws Exception {
+    StreamStats scan(TestMethods.Delaying m, int flags) throws Exception {
         return scan(m, flags, 1);
     }
 
@@ -104,7 +45,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
      * Streams every {@code step}-th block of the relation ({@code step} 1: all of it; more: a bitmap
      * heap scan's distinct blocks, none adjacent, one block per read) and checks each page.
      */
-    StreamStats scan(DirectLike m, int flags, int step) throws Exception {
+    StreamStats scan(TestMethods.Delaying m, int flags, int step) throws Exception {
         closeLast.add(m);
         // 2048 / 4 sessions = 512 pins per session: the stream's own budget, (16 + 1) × 16 = 272, applies
         pool(m, small().sharedBuffers(2048).maxSessions(4).effectiveIoConcurrency(EIC).ioCombineLimit(COMBINE).build());
@@ -144,7 +85,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
     @Test
     void aBitmapHeapScansStreamKeepsItsReadsInFlightOnceWarmedUp() throws Exception {
         for (long latency : new long[] {0, 300_000}) {
-            DirectLike m = new DirectLike(latency);
+            TestMethods.Delaying m = directLike(latency);
             StreamStats st = scan(m, ReadStream.USE_BATCHING, 7);
             assertTrue(st.readsBeforeFullDepth() >= 0 && st.readsBeforeFullDepth() <= EIC + 6,
                     "latency " + latency + ": 16 reads in flight only after " + st.readsBeforeFullDepth() + " reads: " + st);
@@ -163,7 +104,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
      */
     @Test
     void aRandomStreamThatRunsAheadRefillsInGroupsAndOneThatWaitsDoesNot() throws Exception {
-        DirectLike fast = new DirectLike(0);
+        TestMethods.Delaying fast = directLike(0);
         StreamStats st = scan(fast, ReadStream.USE_BATCHING, 7);
         int reads = fast.submissions.stream().mapToInt(Integer::intValue).sum();
         assertEquals(st.ioCount(), reads, "reads submitted: " + st);
@@ -179,7 +120,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         core.close();
         core = null;
 
-        DirectLike slow = new DirectLike(300_000);
+        TestMethods.Delaying slow = directLike(300_000);
         st = scan(slow, ReadStream.USE_BATCHING, 7);
         assertTrue(st.waits() > 0, "a slow device makes the consumer wait: " + st);
         long singles = slow.submissions.stream().filter(n -> n == 1).count();
@@ -189,7 +130,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
 
     @Test
     void aColdDirectScanReachesFullDepthWithinTheFirstReadsEvenWhenItNeverWaits() throws Exception {
-        DirectLike m = new DirectLike(0);
+        TestMethods.Delaying m = directLike(0);
         StreamStats st = scan(m, ReadStream.SEQUENTIAL);
         assertEquals(0, st.waits(), "every read completed in submit: " + st);
         // the distance doubles on every read consumed (16, 32, 64, 128, 256, 272 buffers): 16 reads
@@ -205,7 +146,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
 
     @Test
     void aColdDirectScanOnASlowDeviceReachesFullDepthAsFast() throws Exception {
-        DirectLike m = new DirectLike(300_000);
+        TestMethods.Delaying m = directLike(300_000);
         StreamStats st = scan(m, ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING);
         assertTrue(st.buffersBeforeFullDepth() >= 0 && st.buffersBeforeFullDepth() <= 6 * COMBINE,
                 "16 reads in flight only after " + st.buffersBeforeFullDepth() + " buffers: " + st);
@@ -213,7 +154,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
 
     @Test
     void onceDeepAGroupedDirectScanSubmitsAtLeastThreeReadsAtATime() throws Exception {
-        DirectLike m = new DirectLike(0);
+        TestMethods.Delaying m = directLike(0);
         StreamStats st = scan(m, ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING);
         int reads = m.submissions.stream().mapToInt(Integer::intValue).sum();
         assertEquals(BLOCKS / COMBINE, reads);
@@ -230,7 +171,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
      * it holds until the issuer waits for it and then completes after {@code waitNanos} of the
      * issuer's time: a consumer meets exactly one wait of that length per {@code heldEvery} reads.
      */
-    static final class OccasionallySlow extends RecordingDirect {
+    static final class OccasionallySlow extends TestMethods.RecordingSubmissions {
         private final int heldEvery;
         private final long waitNanos;
         private final java.util.Set<IoHandle> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -238,6 +179,7 @@ class ReadStreamDirectRampTest extends PoolTestBase {
         private int submitted;
 
         OccasionallySlow(int heldEvery, long waitNanos) {
+            super("test-direct", true);
             this.heldEvery = heldEvery;
             this.waitNanos = waitNanos;
         }

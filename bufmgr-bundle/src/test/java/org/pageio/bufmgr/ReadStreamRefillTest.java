@@ -4,17 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
-import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
-import org.pageio.posix.CallState;
 
 /** A batching stream refills in groups once it is deep, so that reads reach the method several per submission. */
 class ReadStreamRefillTest extends PoolTestBase {
@@ -23,33 +17,8 @@ class ReadStreamRefillTest extends PoolTestBase {
      * Completes reads on four threads after 200 µs each (a device's latency, so that the consumer
      * waits and the look-ahead distance grows, as on a cold scan); records every batch's size.
      */
-    static final class Batches implements IoMethod, AutoCloseable {
-        final List<Integer> batches = new CopyOnWriteArrayList<>();
-        private final ExecutorService threads = Executors.newFixedThreadPool(4);
-        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
-
-        @Override
-        public String name() {
-            return "test-batches";
-        }
-
-        @Override
-        public int submit(IoHandle[] handles, int count) {
-            batches.add(count);
-            for (int i = 0; i < count; i++) {
-                IoHandle h = handles[i];
-                threads.execute(() -> {
-                    java.util.concurrent.locks.LockSupport.parkNanos(200_000);
-                    h.performSynchronously(cs.get());
-                });
-            }
-            return count;
-        }
-
-        @Override
-        public void close() {
-            threads.shutdownNow();
-        }
+    static TestMethods.Delaying batches() {
+        return new TestMethods.Delaying("test-batches", false, n -> true, 200_000);
     }
 
     long[] scanEveryOtherBlock(int flags, int blocks) throws Exception {
@@ -73,14 +42,14 @@ class ReadStreamRefillTest extends PoolTestBase {
         return order;
     }
 
-    /** Scans every other block of a fresh pool over {@link Batches}; returns the batch sizes. */
+    /** Scans every other block of a fresh pool over {@link #batches()}; returns the batch sizes. */
     List<Integer> batchesOfAScan(int flags, int blocks) throws Exception {
-        Batches m = new Batches();
+        TestMethods.Delaying m = batches();
         closeLast.add(m);
         pool(m, small().sharedBuffers(1024).maxSessions(4).build());
         scanEveryOtherBlock(flags, blocks);
-        assertEquals(blocks, m.batches.stream().mapToInt(Integer::intValue).sum(), "reads submitted");
-        return List.copyOf(m.batches);
+        assertEquals(blocks, m.submissions.stream().mapToInt(Integer::intValue).sum(), "reads submitted");
+        return List.copyOf(m.submissions);
     }
 
     @Test
@@ -104,50 +73,6 @@ class ReadStreamRefillTest extends PoolTestBase {
         assertTrue(singles >= blocks / 2, singles + " single-read submissions of " + batches.size() + ": " + batches);
     }
 
-    /**
-     * Completes each read inside {@code submit}, in the submitting thread, as io_uring does for
-     * pages the kernel has cached; records every batch's size. Reads whose number (1-based, in
-     * submission order) is in {@code async} complete on another thread after 2 ms instead.
-     */
-    static final class CompletesAtSubmission implements IoMethod, AutoCloseable {
-        final List<Integer> batches = new CopyOnWriteArrayList<>();
-        final java.util.Set<Integer> async;
-        private final ExecutorService thread = Executors.newSingleThreadExecutor();
-        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
-        private int submitted;
-
-        CompletesAtSubmission(java.util.Set<Integer> async) {
-            this.async = async;
-        }
-
-        @Override
-        public String name() {
-            return "test-completes-at-submission";
-        }
-
-        @Override
-        public int submit(IoHandle[] handles, int count) {
-            batches.add(count);
-            for (int i = 0; i < count; i++) {
-                IoHandle h = handles[i];
-                if (async.contains(++submitted)) {
-                    thread.execute(() -> {
-                        java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
-                        h.performSynchronously(cs.get());
-                    });
-                } else {
-                    h.performSynchronously(cs.get());
-                }
-            }
-            return count;
-        }
-
-        @Override
-        public void close() {
-            thread.shutdownNow();
-        }
-    }
-
     /** A sequential batching scan of 512 blocks (32 reads of 16) over {@code m}; returns the stream's counters. */
     org.pageio.bufmgr.stream.StreamStats scanSequentially(IoMethod m, long relNumber) throws Exception {
         pool(m, small().sharedBuffers(1024).maxSessions(4).build());
@@ -167,10 +92,11 @@ class ReadStreamRefillTest extends PoolTestBase {
 
     @Test
     void readsThatCompleteWithinTheirSubmissionGoTwoPerSubmission() throws Exception {
-        CompletesAtSubmission m = new CompletesAtSubmission(java.util.Set.of());
+        // every read performed inside submit, as io_uring does for pages the kernel has cached
+        TestMethods.Delaying m = new TestMethods.Delaying("test-complete-at-submission", false, n -> false, 0);
         closeLast.add(m);
         var st = scanSequentially(m, 60101);
-        List<Integer> batches = List.copyOf(m.batches);
+        List<Integer> batches = List.copyOf(m.submissions);
         long pairs = batches.stream().filter(n -> n == 2).count();
         // the ramp-up (1, 2, 4, 8 blocks, then full reads) and the counting look-aheads go one read
         // at a time; PostgreSQL's look-ahead would send every read alone: ~36 submissions of 1
@@ -183,10 +109,10 @@ class ReadStreamRefillTest extends PoolTestBase {
     @Test
     void onceAReadIsNotOverWhenSubmittedTheStreamStopsPairingReads() throws Exception {
         // reads 1-16 complete as submitted (pairs start), read 17 does not, the rest do again
-        CompletesAtSubmission m = new CompletesAtSubmission(java.util.Set.of(17));
+        TestMethods.Delaying m = new TestMethods.Delaying("test-complete-at-submission", false, n -> n == 17, 2_000_000);
         closeLast.add(m);
         scanSequentially(m, 60102);
-        List<Integer> batches = List.copyOf(m.batches);
+        List<Integer> batches = List.copyOf(m.submissions);
         int reads = 0;
         int at = -1;
         for (int i = 0; i < batches.size() && at < 0; i++) {
@@ -205,10 +131,10 @@ class ReadStreamRefillTest extends PoolTestBase {
 
     @Test
     void withoutBatchingEveryReadIsSubmittedAtOnce() throws Exception {
-        Batches m = new Batches();
+        TestMethods.Delaying m = batches();
         closeLast.add(m);
         pool(m, small().sharedBuffers(1024).maxSessions(4).build());
         scanEveryOtherBlock(0, 256);
-        assertEquals(256, m.batches.size(), "one submission per read, as before: " + m.batches);
+        assertEquals(256, m.submissions.size(), "one submission per read, as before: " + m.submissions);
     }
 }

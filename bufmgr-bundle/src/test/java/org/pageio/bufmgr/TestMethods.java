@@ -7,6 +7,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
 import org.pageio.api.IoHandle;
 import org.pageio.api.IoMethod;
 import org.pageio.posix.CallState;
@@ -16,6 +18,87 @@ import org.pageio.posix.Errno;
 final class TestMethods {
 
     private TestMethods() {
+    }
+
+    /**
+     * Records every submission's size (the reads of one {@code submit} call) and starts each read
+     * with {@link #start}. {@code bypassesPageCache} makes the pool treat it as direct I/O.
+     */
+    abstract static class RecordingSubmissions implements IoMethod {
+        final List<Integer> submissions = new CopyOnWriteArrayList<>();
+        private final String name;
+        private final boolean bypassesPageCache;
+
+        RecordingSubmissions(String name, boolean bypassesPageCache) {
+            this.name = name;
+            this.bypassesPageCache = bypassesPageCache;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean bypassesPageCache() {
+            return bypassesPageCache;
+        }
+
+        @Override
+        public int submit(IoHandle[] handles, int count) {
+            submissions.add(count);
+            for (int i = 0; i < count; i++) {
+                start(handles[i]);
+            }
+            return count;
+        }
+
+        abstract void start(IoHandle h);
+    }
+
+    /**
+     * Performs read {@code n} (1-based, in submission order) inside {@code submit}, so it is over
+     * before the stream asks for it (io_uring on cached pages, or a device faster than the
+     * consumer), unless {@code delayed.test(n)}: then one of four threads performs it
+     * {@code latencyNanos} later, and the consumer waits as on a real device. With
+     * {@code latencyNanos} 0 every read is performed inside {@code submit}.
+     */
+    static final class Delaying extends RecordingSubmissions implements AutoCloseable {
+        private final IntPredicate delayed;
+        private final long latencyNanos;
+        private final ExecutorService threads;
+        private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+        private int submitted; // the submitting thread's only
+
+        Delaying(String name, boolean bypassesPageCache, IntPredicate delayed, long latencyNanos) {
+            super(name, bypassesPageCache);
+            this.delayed = delayed;
+            this.latencyNanos = latencyNanos;
+            this.threads = latencyNanos == 0 ? null : Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "test device");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        @Override
+        void start(IoHandle h) {
+            if (threads == null || !delayed.test(++submitted)) {
+                h.performSynchronously(cs.get());
+            } else {
+                threads.execute(() -> {
+                    LockSupport.parkNanos(latencyNanos);
+                    h.performSynchronously(cs.get());
+                });
+            }
+        }
+
+        @Override
+        public void close() {
+            if (threads != null) {
+                threads.shutdownNow();
+            }
+        }
     }
 
     /** Completes every read on a pool of threads, as the worker method does. */
