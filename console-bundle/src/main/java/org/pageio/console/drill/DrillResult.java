@@ -148,15 +148,18 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             long devMs = ok.stream().mapToLong(Sample::devReadMs).sum();
             long execSum = ok.stream().mapToLong(Sample::executionNanos).sum();
             double[] inProgress = ok.stream().mapToDouble(Sample::streamInProgress).sorted().toArray();
-            int n = inProgress.length;
-            double medianInProgress = inProgress[0] < 0 ? -1 : n % 2 == 1 ? inProgress[n / 2] : (inProgress[n / 2 - 1] + inProgress[n / 2]) / 2;
             return new Stats(ok.size(), samples.size(), median(exec), wait[0] < 0 ? -1 : median(wait), exec[0], exec[exec.length - 1],
                     reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes(), median(hits), cpu[0] < 0 ? -1 : median(cpu),
                     !dev || devReads == 0 ? -1 : (double) devBytes / devReads, !dev || execSum == 0 ? -1 : devMs * 1e6 / execSum,
-                    !dev || devReads == 0 ? -1 : devMs * 1e3 / devReads, medianInProgress);
+                    !dev || devReads == 0 ? -1 : devMs * 1e3 / devReads, inProgress[0] < 0 ? -1 : median(inProgress));
         }
 
         static long median(long[] sorted) {
+            int n = sorted.length;
+            return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        }
+
+        static double median(double[] sorted) {
             int n = sorted.length;
             return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         }
