@@ -5,6 +5,7 @@ import java.io.FileOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
@@ -37,7 +38,9 @@ import org.osgi.service.component.annotations.Reference;
  * commands (separated by {@code ;} or line breaks, see {@link CommandScript}), runs them once the
  * container is fully started, prints each result as the Gogo shell would, and ends the JVM:
  * exit code 0 when every command succeeded, 1 at the first failure, which is reported as one line
- * {@code pageio: <command>: <message>} on stderr and stops the script.
+ * {@code pageio: <command>: <message>} on stderr and stops the script. Arguments that fit none of a
+ * command's forms are said in the command's terms ({@link CommandArguments}); {@code --help} or
+ * {@code -h} after a command prints Gogo's {@code help} for it instead.
  *
  * <p>"Fully started" means: the framework reported reaching its final start level and every
  * persistently started bundle is ACTIVE (see {@code Readiness}), the settings file was applied and
@@ -70,12 +73,14 @@ public final class ExecRunner {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
 
     private final CommandProcessor processor;
+    private final BundleContext context;
     private volatile ServiceRegistration<?> mainThread;
     private volatile Readiness readiness;
 
     @Activate
     public ExecRunner(@Reference CommandProcessor processor, BundleContext context) {
         this.processor = processor;
+        this.context = context;
         String script = context.getProperty(EXEC_PROPERTY);
         if (script == null || !STARTED.compareAndSet(false, true)) {
             return;
@@ -184,8 +189,13 @@ public final class ExecRunner {
                     }
                 } catch (Throwable e) {
                     out.flush();
-                    err.println("pageio: " + command + ": " + message(e));
-                    return 1;
+                    if (!CommandArguments.isMismatch(rootCause(e))) {
+                        err.println("pageio: " + command + ": " + message(e));
+                        return 1;
+                    }
+                    if (!helped(session, command, out, err)) {
+                        return 1;
+                    }
                 }
             }
             return 0;
@@ -195,13 +205,34 @@ public final class ExecRunner {
         }
     }
 
+    /**
+     * After Gogo refused {@code command}'s arguments: prints Gogo's {@code help} for the command and
+     * returns true when they ask for it ({@code --help}, {@code -h}); otherwise says on {@code err}
+     * what did not fit and returns false.
+     */
+    private boolean helped(CommandSession session, String command, PrintStream out, PrintStream err) {
+        List<String> words = CommandArguments.words(command);
+        List<String> args = words.subList(1, words.size());
+        List<Method> methods = CommandArguments.methods(context, words.get(0));
+        if (CommandArguments.asksForHelp(args, methods)) {
+            try {
+                Object help = session.execute("help " + words.get(0));
+                if (help != null) {
+                    out.println(session.format(help, Converter.INSPECT));
+                }
+                return true;
+            } catch (Exception e) {
+                err.println("pageio: help " + words.get(0) + ": " + message(e));
+                return false;
+            }
+        }
+        err.println("pageio: " + command + ": " + CommandArguments.explain(words.get(0), args, methods));
+        return false;
+    }
+
     /** One line: the root cause's message, or its class name when it has none. */
     static String message(Throwable e) {
-        Throwable t = e;
-        while ((t instanceof InvocationTargetException || t instanceof UndeclaredThrowableException
-                || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
+        Throwable t = rootCause(e);
         String m = t.getMessage();
         if (m == null || m.isBlank()) {
             m = t.getClass().getSimpleName();
@@ -210,6 +241,16 @@ public final class ExecRunner {
             m = t.getClass().getSimpleName() + ": " + m;
         }
         return m.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+
+    /** {@code e} without the reflection and execution wrappers around what the command threw. */
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof InvocationTargetException || t instanceof UndeclaredThrowableException
+                || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private void runStandalone(BundleContext context, List<String> commands) {

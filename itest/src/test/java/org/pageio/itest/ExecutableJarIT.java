@@ -73,6 +73,33 @@ public class ExecutableJarIT {
         assertTrue("the commands after the failure must not run: " + r.out(), !r.out().contains("sync"));
     }
 
+    /**
+     * Arguments that fit none of a command's forms: one line naming what did not fit and the
+     * command's options (not Gogo's "Cannot coerce …" in Java types); {@code --help} prints the
+     * command's description and goes on.
+     */
+    @Test
+    public void argumentsThatDoNotFitAreNamedAndHelpDescribesTheCommand() throws Exception {
+        Run unknown = exec("pageio:stat_io --bogus; pageio:methods");
+        assertEquals("exit code; stderr: " + unknown.err(), 1, unknown.code());
+        List<String> errors = unknown.err().lines().filter(l -> l.startsWith("pageio: pageio:")).toList();
+        assertEquals(unknown.err(), List.of("pageio: pageio:stat_io --bogus: unknown option --bogus; its options:"
+                + " -c/--context, -f/--format, -o/--object; flags: -r/--reset; help pageio:stat_io describes them"), errors);
+        assertTrue(unknown.out(), !unknown.out().contains("sync"));
+
+        Run count = exec("pageio:set effective_io_concurrency");
+        assertEquals("exit code; stderr: " + count.err(), 1, count.code());
+        assertTrue(count.err(), count.err().contains("pageio: pageio:set effective_io_concurrency: takes 2 arguments"
+                + " (setting, value), got 1; help pageio:set describes them"));
+        assertTrue(count.err(), !count.err().contains("Cannot coerce"));
+
+        Run help = exec("pageio:drill --help; pageio:methods");
+        assertEquals("exit code; stderr: " + help.err(), 0, help.code());
+        assertTrue(help.out(), help.out().contains("--no-fio") && help.out().contains("--eic"));
+        assertTrue("the commands after --help run: " + help.out(), help.out().contains("sync"));
+        assertTrue("nothing was loaded: " + help.err(), !help.err().contains("drill: loading"));
+    }
+
     /** {@code pageio:drill --format json} prints the results document (what the .json file holds) on stdout. */
     @Test
     public void drillPrintsJsonWithFormatJson() throws Exception {
