@@ -1,7 +1,6 @@
 package org.pageio.console;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -111,11 +110,11 @@ final class CommandArguments {
         return methods;
     }
 
-    /** {@code type}'s public instance methods called {@code function}, as Gogo finds a command's. */
+    /** {@code type}'s public methods called {@code function}, as Gogo finds a command's. */
     static List<Method> methodsNamed(Class<?> type, String function) {
         List<Method> methods = new ArrayList<>();
         for (Method m : type.getMethods()) {
-            if (m.getName().equals(function) && !Modifier.isStatic(m.getModifiers())) {
+            if (m.getName().equals(function)) {
                 methods.add(m);
             }
         }

@@ -174,6 +174,7 @@ public final class ExecRunner {
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         System.out.flush();
         try (CommandSession session = processor.createSession(InputStream.nullInputStream(), out, err)) {
+            session.put(ArgumentsListener.EXEC_SESSION, Boolean.TRUE); // refusals are explained below
             for (String command : commands) {
                 try {
                     Object result = session.execute(command);

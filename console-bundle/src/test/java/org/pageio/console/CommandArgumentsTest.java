@@ -33,13 +33,9 @@ class CommandArgumentsTest {
         public String show(@Descriptor("setting to show") String name) {
             return name;
         }
-
-        public static String set(String unrelated) {
-            return unrelated;
-        }
     }
 
-    private static List<Method> methods(String function) {
+    static List<Method> methods(String function) {
         return CommandArguments.methodsNamed(Sample.class, function);
     }
 
@@ -74,7 +70,6 @@ class CommandArgumentsTest {
 
     @Test
     void theWrongNumberOfArgumentsNamesTheArgumentsOfEachForm() {
-        // the static method is no form of the command
         assertEquals("takes 2 arguments (setting, value), got 0; help pageio:set describes them",
                 CommandArguments.explain("pageio:set", List.of(), methods("set")));
         assertEquals("takes 0 arguments or 1 argument (setting to show), got 2; help pageio:show describes them",
