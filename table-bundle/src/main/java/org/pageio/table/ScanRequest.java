@@ -79,17 +79,20 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
             case COUNT -> count(t);
             case CHECKSUMS -> checksums(t);
             case FILTER -> filter(t, args[2], args[3]);
-            case BITMAP -> bitmap(t, args[2], num(args[3]), num(args[4]));
-            case INDEX -> index(t, args[2], num(args[3]), num(args[4]));
-            case LIMIT -> limit(t, args[2], num(args[3]), num(args[4]));
+            case BITMAP -> bitmap(t, args[2], num(k, "LO", args[3]), num(k, "HI", args[4]));
+            case INDEX -> index(t, args[2], num(k, "LO", args[3]), num(k, "HI", args[4]));
+            case LIMIT -> limit(t, args[2], num(k, "LO", args[3]), num(k, "N", args[4]));
         };
     }
 
-    private static long num(String s) {
+    /** {@code s} as the whole number {@code name} of scan {@code k}, or a refusal naming it and the usage. */
+    private static long num(ScanKind k, String name, String s) {
         try {
             return Long.parseLong(s);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("\"" + s + "\" is not an integer");
+            String last = k == ScanKind.LIMIT ? "N" : "HI";
+            throw new IllegalArgumentException("scan " + k.word() + ": " + name + " takes a whole number (got \"" + s
+                    + "\"); usage: " + k.word() + " T COLUMN LO " + last);
         }
     }
 }

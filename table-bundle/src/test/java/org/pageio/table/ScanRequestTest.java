@@ -1,0 +1,33 @@
+package org.pageio.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+/** The command form of a scan, as {@code pageio:scan} and {@code pageio:explain} pass it. */
+class ScanRequestTest {
+
+    @Test
+    void theCommandFormParsesEachKind() {
+        ScanRequest b = ScanRequest.parse("bitmap", "prefetch_test", "val", "-5", "20");
+        assertEquals(ScanKind.BITMAP, b.kind());
+        assertEquals(-5, b.lo());
+        assertEquals(20, b.hi());
+        assertEquals(7, ScanRequest.parse("limit", "prefetch_test", "val", "1", "7").limit());
+        assertEquals(ScanKind.COUNT, ScanRequest.parse("count", "t").kind());
+    }
+
+    @Test
+    void aBoundThatIsNotAWholeNumberIsNamedWithTheUsage() {
+        assertEquals("scan bitmap: HI takes a whole number (got \"x\"); usage: bitmap T COLUMN LO HI",
+                assertThrows(IllegalArgumentException.class,
+                        () -> ScanRequest.parse("bitmap", "t", "val", "1", "x")).getMessage());
+        assertEquals("scan index: LO takes a whole number (got \"1.5\"); usage: index T COLUMN LO HI",
+                assertThrows(IllegalArgumentException.class,
+                        () -> ScanRequest.parse("index", "t", "val", "1.5", "2")).getMessage());
+        assertEquals("scan limit: N takes a whole number (got \"ten\"); usage: limit T COLUMN LO N",
+                assertThrows(IllegalArgumentException.class,
+                        () -> ScanRequest.parse("limit", "t", "val", "1", "ten")).getMessage());
+    }
+}
