@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,18 +166,21 @@ final class CommandArguments {
                 i++;
             }
         }
-        TreeSet<Integer> counts = new TreeSet<>();
+        boolean countFits = false;
         for (Method m : methods) {
-            counts.add(arguments(m).size());
+            int n = arguments(m).size();
+            countFits |= n == positional || (takesAnyMore(m) && positional >= n - 1);
         }
-        if (!counts.contains(positional)) {
+        if (!countFits) {
             StringBuilder s = new StringBuilder("takes ");
             List<String> forms = new ArrayList<>();
             List<Method> byCount = new ArrayList<>(methods);
-            byCount.sort(java.util.Comparator.comparingInt(m -> arguments(m).size()));
+            byCount.sort(Comparator.comparingInt(m -> arguments(m).size()));
             for (Method m : byCount) {
                 List<String> names = arguments(m);
-                String form = names.size() + (names.size() == 1 ? " argument" : " arguments");
+                int least = takesAnyMore(m) ? names.size() - 1 : names.size();
+                String form = least + (takesAnyMore(m) ? " or more" : "") + (least == 1 && !takesAnyMore(m)
+                        ? " argument" : " arguments");
                 if (!names.isEmpty()) {
                     form += " (" + String.join(", ", names) + ")";
                 }
@@ -260,6 +264,12 @@ final class CommandArguments {
             names.add(d == null ? p.getName() : shortName(d.value()));
         }
         return names;
+    }
+
+    /** Whether the method's last argument takes the rest of the line (an array or a list). */
+    private static boolean takesAnyMore(Method m) {
+        Class<?>[] types = m.getParameterTypes();
+        return types.length > 0 && (types[types.length - 1].isArray() || List.class.isAssignableFrom(types[types.length - 1]));
     }
 
     /** A descriptor's first words: up to its first comma, parenthesis or colon. */

@@ -33,6 +33,10 @@ class CommandArgumentsTest {
         public String show(@Descriptor("setting to show") String name) {
             return name;
         }
+
+        public String scan(@Descriptor("kind: count, bitmap") String kind, @Descriptor("its arguments") String... rest) {
+            return kind + rest.length;
+        }
     }
 
     static List<Method> methods(String function) {
@@ -77,6 +81,15 @@ class CommandArgumentsTest {
         // a negative number is an argument, not an option
         assertEquals("takes 2 arguments (setting, value), got 3; help pageio:set describes them",
                 CommandArguments.explain("pageio:set", List.of("-f", "json", "a", "-1", "-2.5"), methods("set")));
+    }
+
+    @Test
+    void aLastArgumentThatTakesTheRestCountsAsAnyNumber() {
+        assertEquals("takes 1 or more arguments (kind, its arguments), got 0; help pageio:scan describes them",
+                CommandArguments.explain("pageio:scan", List.of(), methods("scan")));
+        assertEquals("an argument does not fit the type its option or position takes: count a b c;"
+                + " help pageio:scan describes them",
+                CommandArguments.explain("pageio:scan", List.of("count", "a", "b", "c"), methods("scan")));
     }
 
     @Test
