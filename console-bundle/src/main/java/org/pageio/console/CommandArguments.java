@@ -199,18 +199,31 @@ final class CommandArguments {
         return a.length() > 1 && a.charAt(0) == '-' && !Character.isDigit(a.charAt(1)) && a.charAt(1) != '.';
     }
 
-    /** Every option and flag name of the methods: true when it takes a value. */
-    private static Map<String, Boolean> options(List<Method> methods) {
-        Map<String, Boolean> options = new LinkedHashMap<>();
+    /** One {@code @Parameter} of a command: its names, and whether it is a flag (takes no value). */
+    private record Declared(String[] names, boolean flag) {
+    }
+
+    /** The options and flags the methods declare, in declaration order. */
+    private static List<Declared> declared(List<Method> methods) {
+        List<Declared> declared = new ArrayList<>();
         for (Method m : methods) {
             for (Parameter p : m.getParameters()) {
                 org.apache.felix.service.command.Parameter o = p.getAnnotation(org.apache.felix.service.command.Parameter.class);
                 if (o != null) {
-                    boolean flag = !org.apache.felix.service.command.Parameter.UNSPECIFIED.equals(o.presentValue());
-                    for (String n : o.names()) {
-                        options.put(n, !flag);
-                    }
+                    declared.add(new Declared(o.names(),
+                            !org.apache.felix.service.command.Parameter.UNSPECIFIED.equals(o.presentValue())));
                 }
+            }
+        }
+        return declared;
+    }
+
+    /** Every option and flag name of the methods: true when it takes a value. */
+    private static Map<String, Boolean> options(List<Method> methods) {
+        Map<String, Boolean> options = new LinkedHashMap<>();
+        for (Declared d : declared(methods)) {
+            for (String n : d.names()) {
+                options.put(n, !d.flag());
             }
         }
         return options;
@@ -220,15 +233,8 @@ final class CommandArguments {
     private static String optionList(List<Method> methods) {
         TreeSet<String> valued = new TreeSet<>(CommandArguments::byLongName);
         TreeSet<String> flags = new TreeSet<>(CommandArguments::byLongName);
-        for (Method m : methods) {
-            for (Parameter p : m.getParameters()) {
-                org.apache.felix.service.command.Parameter o = p.getAnnotation(org.apache.felix.service.command.Parameter.class);
-                if (o != null) {
-                    String names = String.join("/", o.names());
-                    boolean flag = !org.apache.felix.service.command.Parameter.UNSPECIFIED.equals(o.presentValue());
-                    (flag ? flags : valued).add(names);
-                }
-            }
+        for (Declared d : declared(methods)) {
+            (d.flag() ? flags : valued).add(String.join("/", d.names()));
         }
         if (valued.isEmpty() && flags.isEmpty()) {
             return "it takes no options";
