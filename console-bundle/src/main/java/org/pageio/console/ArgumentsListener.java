@@ -7,7 +7,6 @@ import java.util.function.Function;
 
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.CommandSessionListener;
-import org.apache.felix.service.command.Converter;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -60,25 +59,15 @@ public final class ArgumentsListener implements CommandSessionListener {
         if (line.isEmpty() || line.matches("(?s).*[;|{}()\\[\\]\\n$].*")) {
             return;
         }
-        List<String> words = CommandArguments.words(line);
-        String name = words.get(0);
-        List<Method> forms = methods.apply(name);
-        if (forms.isEmpty()) {
+        CommandArguments.Reply reply = CommandArguments.reply(session, line, methods);
+        if (!reply.known()) {
             return;
         }
-        List<String> args = words.subList(1, words.size());
         PrintStream console = session.getConsole();
-        if (CommandArguments.asksForHelp(args, forms)) {
-            try {
-                Object help = session.execute("help " + name);
-                if (help != null) {
-                    console.println(session.format(help, Converter.INSPECT));
-                }
-                return;
-            } catch (Exception e) {
-                // no help command: say what did not fit instead
-            }
+        if (!reply.help()) {
+            console.println(reply.name() + ": " + reply.text());
+        } else if (reply.text() != null) {
+            console.println(reply.text());
         }
-        console.println(name + ": " + CommandArguments.explain(name, args, forms));
     }
 }

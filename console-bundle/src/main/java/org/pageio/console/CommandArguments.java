@@ -9,8 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import org.apache.felix.service.command.CommandSession;
+import org.apache.felix.service.command.Converter;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -120,6 +122,40 @@ final class CommandArguments {
             }
         }
         return methods;
+    }
+
+    /**
+     * What to say about a line Gogo refused for its arguments.
+     *
+     * @param name  the command as typed ({@code pageio:drill})
+     * @param known whether the command's methods were found (nothing is said otherwise in the shell)
+     * @param help  whether {@code text} is Gogo's description of the command, asked for with {@code --help}
+     * @param text  that description (null when {@code help} printed it itself), or what did not fit ({@link #explain})
+     */
+    record Reply(String name, boolean known, boolean help, String text) {
+    }
+
+    /**
+     * The reply to {@code line}, which Gogo refused for its arguments: Gogo's {@code help} for the
+     * command when the line asks for it ({@link #asksForHelp}) and the session has a help command,
+     * else what did not fit.
+     *
+     * @param methods a command's methods by its name as typed
+     */
+    static Reply reply(CommandSession session, String line, Function<String, List<Method>> methods) {
+        List<String> words = words(line);
+        String name = words.get(0);
+        List<String> args = words.subList(1, words.size());
+        List<Method> forms = methods.apply(name);
+        if (!forms.isEmpty() && asksForHelp(args, forms)) {
+            try {
+                Object help = session.execute("help " + name);
+                return new Reply(name, true, true, help == null ? null : String.valueOf(session.format(help, Converter.INSPECT)));
+            } catch (Exception e) {
+                // no help command: say what did not fit instead
+            }
+        }
+        return new Reply(name, !forms.isEmpty(), false, explain(name, args, forms));
     }
 
     /**

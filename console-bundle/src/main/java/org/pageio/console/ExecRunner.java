@@ -5,7 +5,6 @@ import java.io.FileOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
@@ -212,23 +211,15 @@ public final class ExecRunner {
      * what did not fit and returns false.
      */
     private boolean helped(CommandSession session, String command, PrintStream out, PrintStream err) {
-        List<String> words = CommandArguments.words(command);
-        List<String> args = words.subList(1, words.size());
-        List<Method> methods = CommandArguments.methods(context, words.get(0));
-        if (CommandArguments.asksForHelp(args, methods)) {
-            try {
-                Object help = session.execute("help " + words.get(0));
-                if (help != null) {
-                    out.println(session.format(help, Converter.INSPECT));
-                }
-                return true;
-            } catch (Exception e) {
-                err.println("pageio: help " + words.get(0) + ": " + message(e));
-                return false;
-            }
+        CommandArguments.Reply reply = CommandArguments.reply(session, command, name -> CommandArguments.methods(context, name));
+        if (!reply.help()) {
+            err.println("pageio: " + command + ": " + reply.text());
+            return false;
         }
-        err.println("pageio: " + command + ": " + CommandArguments.explain(words.get(0), args, methods));
-        return false;
+        if (reply.text() != null) {
+            out.println(reply.text());
+        }
+        return true;
     }
 
     /** One line: the root cause's message, or its class name when it has none. */
