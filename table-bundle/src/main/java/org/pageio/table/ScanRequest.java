@@ -1,5 +1,8 @@
 package org.pageio.table;
 
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
 /**
  * One scan to run. Immutable.
  *
@@ -41,7 +44,7 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
     public static ScanRequest limit(String table, String column, long lo, long n) {
         if (n < 1) {
             throw new IllegalArgumentException("scan limit: N takes a whole number of rows, 1 or more (got " + n
-                    + "); usage: limit T COLUMN LO N");
+                    + "); usage: " + usage(ScanKind.LIMIT));
         }
         return new ScanRequest(ScanKind.LIMIT, table, column, lo, Long.MAX_VALUE, null, n, null);
     }
@@ -61,8 +64,8 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
      */
     public static ScanRequest parse(String... args) {
         if (args == null || args.length < 2) {
-            throw new IllegalArgumentException("usage: count T | filter T COLUMN PATTERN | bitmap T COLUMN LO HI"
-                    + " | index T COLUMN LO HI | limit T COLUMN LO N | checksums T");
+            throw new IllegalArgumentException("usage: " + Arrays.stream(ScanKind.values()).map(ScanRequest::usage)
+                    .collect(Collectors.joining(" | ")));
         }
         ScanKind k = ScanKind.byWord(args[0]);
         String t = args[1];
@@ -90,9 +93,18 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
         try {
             return Long.parseLong(s);
         } catch (NumberFormatException e) {
-            String last = k == ScanKind.LIMIT ? "N" : "HI";
             throw new IllegalArgumentException("scan " + k.word() + ": " + name + " takes a whole number (got \"" + s
-                    + "\"); usage: " + k.word() + " T COLUMN LO " + last);
+                    + "\"); usage: " + usage(k));
         }
+    }
+
+    /** The command form of one kind of scan: {@code bitmap T COLUMN LO HI}. */
+    private static String usage(ScanKind k) {
+        return k.word() + switch (k) {
+            case COUNT, CHECKSUMS -> " T";
+            case FILTER -> " T COLUMN PATTERN";
+            case BITMAP, INDEX -> " T COLUMN LO HI";
+            case LIMIT -> " T COLUMN LO N";
+        };
     }
 }

@@ -19,6 +19,16 @@ class ScanRequestTest {
     }
 
     @Test
+    void tooFewWordsGetEveryFormAndABadLimitItsOwn() {
+        assertEquals("usage: count T | filter T COLUMN PATTERN | bitmap T COLUMN LO HI | index T COLUMN LO HI"
+                + " | limit T COLUMN LO N | checksums T",
+                assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("count")).getMessage());
+        assertEquals("scan limit: N takes a whole number of rows, 1 or more (got 0); usage: limit T COLUMN LO N",
+                assertThrows(IllegalArgumentException.class,
+                        () -> ScanRequest.parse("limit", "t", "val", "1", "0")).getMessage());
+    }
+
+    @Test
     void aBoundThatIsNotAWholeNumberIsNamedWithTheUsage() {
         assertEquals("scan bitmap: HI takes a whole number (got \"x\"); usage: bitmap T COLUMN LO HI",
                 assertThrows(IllegalArgumentException.class,
