@@ -69,11 +69,7 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
         }
         ScanKind k = ScanKind.byWord(args[0]);
         String t = args[1];
-        int need = switch (k) {
-            case COUNT, CHECKSUMS -> 2;
-            case FILTER -> 4;
-            default -> 5;
-        };
+        int need = usage(k).split(" ").length; // the scan's word and its arguments
         if (args.length != need) {
             throw new IllegalArgumentException("scan " + k.word() + " takes " + (need - 1) + " argument(s) after its name, got "
                     + (args.length - 1));

@@ -29,6 +29,25 @@ class ScanRequestTest {
     }
 
     @Test
+    void eachKindTakesTheArgumentsOfItsForm() {
+        assertEquals("scan count takes 1 argument(s) after its name, got 2",
+                assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("count", "t", "x")).getMessage());
+        assertEquals("scan checksums takes 1 argument(s) after its name, got 3",
+                assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("checksums", "t", "x", "y")).getMessage());
+        assertEquals("scan filter takes 3 argument(s) after its name, got 2",
+                assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("filter", "t", "payload")).getMessage());
+        assertEquals("scan bitmap takes 4 argument(s) after its name, got 3",
+                assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("bitmap", "t", "val", "1")).getMessage());
+        assertEquals("scan index takes 4 argument(s) after its name, got 5",
+                assertThrows(IllegalArgumentException.class,
+                        () -> ScanRequest.parse("index", "t", "val", "1", "2", "3")).getMessage());
+        assertEquals("scan limit takes 4 argument(s) after its name, got 2",
+                assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("limit", "t", "val")).getMessage());
+        assertEquals(ScanKind.FILTER, ScanRequest.parse("filter", "t", "payload", "%a%").kind());
+        assertEquals(ScanKind.CHECKSUMS, ScanRequest.parse("checksums", "t").kind());
+    }
+
+    @Test
     void aBoundThatIsNotAWholeNumberIsNamedWithTheUsage() {
         assertEquals("scan bitmap: HI takes a whole number (got \"x\"); usage: bitmap T COLUMN LO HI",
                 assertThrows(IllegalArgumentException.class,
