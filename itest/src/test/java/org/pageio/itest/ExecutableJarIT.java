@@ -18,23 +18,51 @@ import org.pageio.itest.kit.ExportedJar;
 import org.pageio.itest.kit.ExportedJar.Run;
 
 /**
- * The exported container, {@code app/target/pageio.jar}, run as {@code ./pageio} runs it: the exec
- * runner's output and exit codes, and the Web Console's credentials. Plain JUnit, no Pax Exam.
+ * The exported containers, {@code app/target/pageio.jar} (the user's) and
+ * {@code app/target/pageio-measure.jar} (the drill's and the soak's), run as {@code ./pageio} runs
+ * them: the exec runner's output and exit codes, and the Web Console's credentials. Plain JUnit, no
+ * Pax Exam.
  */
 public class ExecutableJarIT {
 
     private static ExportedJar jar;
+    private static ExportedJar measuring;
     private static Path data;
 
     @BeforeClass
     public static void findJar() throws IOException {
         jar = ExportedJar.require();
+        measuring = ExportedJar.requireMeasuring();
         data = Path.of(PageioTestBase.dataDirectory()).resolveSibling("pageio-jar-data");
         Files.createDirectories(data);
     }
 
     private static Run exec(String script) throws Exception {
         return jar.exec(data, script);
+    }
+
+    /** {@code script} in the measuring container, as {@code ./pageio drill} and {@code ./pageio soak} run it. */
+    private static Run measure(String script) throws Exception {
+        return measuring.exec(data, script);
+    }
+
+    /**
+     * The user's container carries neither the drill and the soak nor the fault decorator they
+     * need; the measuring container has both, and the same shell.
+     */
+    @Test
+    public void theMeasuringSideIsOnlyInTheMeasuringContainer() throws Exception {
+        Run user = exec("lb -s");
+        assertEquals("exit code; stderr: " + user.err(), 0, user.code());
+        assertTrue(user.out(), user.out().contains("org.pageio.shell") && user.out().contains("org.pageio.web"));
+        assertTrue(user.out(), !user.out().contains("org.pageio.measure") && !user.out().contains("org.pageio.method.fault"));
+        Run drill = exec("pageio:drill --help");
+        assertEquals("exit code; stderr: " + drill.err(), 1, drill.code());
+
+        Run m = measure("lb -s");
+        assertEquals("exit code; stderr: " + m.err(), 0, m.code());
+        assertTrue(m.out(), m.out().contains("org.pageio.measure") && m.out().contains("org.pageio.method.fault")
+                && m.out().contains("org.pageio.shell"));
     }
 
     @Test
@@ -93,7 +121,7 @@ public class ExecutableJarIT {
                 + " (setting, value), got 1; help pageio:set describes them"));
         assertTrue(count.err(), !count.err().contains("Cannot coerce"));
 
-        Run help = exec("pageio:drill --help; pageio:methods");
+        Run help = measure("pageio:drill --help; pageio:methods");
         assertEquals("exit code; stderr: " + help.err(), 0, help.code());
         assertTrue(help.out(), help.out().contains("--no-fio") && help.out().contains("--eic"));
         assertTrue("the commands after --help run: " + help.out(), help.out().contains("sync"));
@@ -103,7 +131,7 @@ public class ExecutableJarIT {
     /** {@code pageio:drill --format json} prints the results document (what the .json file holds) on stdout. */
     @Test
     public void drillPrintsJsonWithFormatJson() throws Exception {
-        Run r = exec("pageio:drill --rows 20000 --rounds 1 --cases seq --eic 1 --methods sync --no-fio --results none --format json --data "
+        Run r = measure("pageio:drill --rows 20000 --rounds 1 --cases seq --eic 1 --methods sync --no-fio --results none --format json --data "
                 + data.resolve("json-drill")); // its own table: the small drill's stays loaded
         assertEquals("exit code; stderr: " + r.err(), 0, r.code());
         String out = r.out().trim();
@@ -117,7 +145,7 @@ public class ExecutableJarIT {
     public void drillRefusesRowsThatAreNotAPositiveWholeNumber() throws Exception {
         for (String rows : List.of("abc", "-1")) {
             Path drillData = data.resolve("bad-rows-drill");
-            Run r = exec("pageio:drill --rows " + rows + " --no-fio --results none --data " + drillData);
+            Run r = measure("pageio:drill --rows " + rows + " --no-fio --results none --data " + drillData);
             assertEquals("exit code; stderr: " + r.err(), 1, r.code());
             List<String> errors = r.err().lines().filter(l -> l.startsWith("pageio: pageio:drill")).toList();
             assertEquals(r.err(), 1, errors.size());
@@ -139,7 +167,7 @@ public class ExecutableJarIT {
     public void smallDrillPrintsTheTableAndWritesItsFiles() throws Exception {
         Path results = Files.createTempDirectory(data, "drill-results");
         long t0 = System.nanoTime();
-        Run r = exec("pageio:drill --rows 200000 --rounds 1 --results " + results);
+        Run r = measure("pageio:drill --rows 200000 --rounds 1 --results " + results);
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
         assertEquals("exit code; stderr: " + r.err(), 0, r.code());
         // How long the start takes is a figure for docs/performance.md, not a timed test (CI machines vary).

@@ -57,12 +57,16 @@ public abstract class KitContainer {
         "org.apache.felix.scr",
         "org.apache.felix.configadmin",
         "org.apache.felix.gogo.runtime",
-        "com.fasterxml.jackson.core.jackson-core", // console-bundle writes its JSON with jackson-core
+        "com.fasterxml.jackson.core.jackson-core", // report-bundle writes its JSON with jackson-core
     };
 
-    /** pageio's bundles every container has: their symbolic names (the console's soak wraps methods in the fault decorator). */
+    /**
+     * pageio's bundles every container has: their symbolic names (the kit's fault plans wrap methods in
+     * the fault decorator; the settings service and the shell give the container the user's commands).
+     */
     public static final String[] PAGEIO_BUNDLES = {"org.pageio.api", "org.pageio.method.sync", "org.pageio.method.worker",
-        "org.pageio.bufmgr", "org.pageio.table", "org.pageio.method.fault", "org.pageio.console", "org.pageio.tck"};
+        "org.pageio.bufmgr", "org.pageio.table", "org.pageio.method.fault", "org.pageio.report", "org.pageio.settings",
+        "org.pageio.shell", "org.pageio.tck"};
 
     /**
      * No I/O stayed in flight longer than {@code io_hang_warning} in this container (the watchdog's
@@ -86,7 +90,7 @@ public abstract class KitContainer {
         }
         return options(
                 systemProperty(Constants.EXAM_FAIL_ON_UNRESOLVED_KEY).value("true"),
-                // console-bundle writes webconsole.password there; keep it inside target/
+                // the web side writes webconsole.password there; keep it inside target/
                 systemProperty("pageio.data").value(dataDirectory()),
                 composite(framework),
                 composite(pageio),

@@ -38,12 +38,24 @@ public final class ExportedJar {
         return jar.toPath();
     }
 
-    /** The jar named by the system property {@code pageio.app.jar}; fails the test if it is missing. */
+    /** The user's container, named by the system property {@code pageio.app.jar}; fails the test if it is missing. */
     public static ExportedJar require() {
-        String path = System.getProperty("pageio.app.jar");
+        return require("pageio.app.jar", "app/target/pageio.jar");
+    }
+
+    /**
+     * The measuring container ({@code ./pageio drill} and {@code ./pageio soak}: the user's container
+     * plus the measure and fault bundles), named by {@code pageio.measure.jar}; fails the test if it is missing.
+     */
+    public static ExportedJar requireMeasuring() {
+        return require("pageio.measure.jar", "app/target/pageio-measure.jar");
+    }
+
+    private static ExportedJar require(String property, String name) {
+        String path = System.getProperty(property);
         File jar = path == null ? null : new File(path);
         if (jar == null || !jar.isFile()) {
-            fail("app/target/pageio.jar is not built (pageio.app.jar=" + path + "): run mvn verify from the top");
+            fail(name + " is not built (" + property + "=" + path + "): run mvn verify from the top");
         }
         return new ExportedJar(jar);
     }

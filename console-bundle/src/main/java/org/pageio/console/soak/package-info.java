@@ -1,2 +1,0 @@
-/** The soak: reads and writes checked against a model while the I/O method is hot-swapped under faults. */
-package org.pageio.console.soak;

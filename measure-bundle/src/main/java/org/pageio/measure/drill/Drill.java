@@ -1,0 +1,173 @@
+package org.pageio.measure.drill;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.table.IndexInfo;
+import org.pageio.table.TableShape;
+import org.pageio.settings.DataDirectory;
+
+/**
+ * The first article's drill as one call. Loads {@code t} (sequential scans) and the third
+ * article's {@code prefetch_test} with its index on {@code val} (bitmap heap and index scans), or
+ * reuses them when they were loaded with the same rows and seed; then for each round, each case,
+ * each method and baseline in an order rotated by round: empty shared buffers (each method keeps
+ * one buffer pool for the whole drill, emptied with {@link BufferPool#evictAll} before each run),
+ * the case's files evicted from the page cache and proven cold with mincore (cold cases) or kept
+ * there (OS-warm case), one scan. Before round 1 every method and Java baseline
+ * scans once, unrecorded (JIT, threads).
+ *
+ * <p>Baselines read the same blocks in the same order: {@code FileChannel} one positional read
+ * at a time ({@code io_combine_limit} bytes for a sequential scan, one 8 kB block per heap fetch
+ * otherwise), {@code AsynchronousFileChannel} with {@code effective_io_concurrency} of those reads
+ * in flight, and fio (when installed) on the same segment files. A cold run whose files are not
+ * 0% resident is kept in the result but never counted.
+ *
+ * <p>The parts: {@link DrillTables} loads or reuses the tables, {@link DrillCases} says what each
+ * case reads, {@link DrillRounds} runs the warm-up and the rounds, {@link ColdCache} evicts or warms
+ * the files before each run, {@link JavaBaselines} and {@link FioBaseline} are the baselines, and
+ * {@link DrillPools} builds every storage manager, AIO core and buffer pool.
+ *
+ * <p>Runs in the calling thread; not thread-safe (one drill at a time per data directory).
+ */
+public final class Drill {
+
+    /** The name of the positional-read baseline. */
+    public static final String FILE_CHANNEL = "FileChannel";
+    /** Suffix of a buffered method run with posix_fadvise(SEQUENTIAL) on the table's segments ({@code --seq-hint}). */
+    public static final String SEQ_HINT_SUFFIX = " +FADV_SEQUENTIAL";
+    /** The baseline with as many reads in flight as the case's effective_io_concurrency. */
+    public static final String ASYNC_FILE_CHANNEL = "AsynchronousFileChannel";
+
+    /** The bitmap and index scans' predicate column (prefetch_test.val, uniform in 0..50000). */
+    public static final String KEY_COLUMN = "val";
+    /**
+     * {@code val BETWEEN 20000 AND 20172}: 173 of 50,001 values, 0.35% of the rows. With 47 rows a
+     * page that touches 1 - (1 - 0.00346)^47 = 15% of the heap blocks, spread over the whole table
+     * (the third article's query reads ~0.5% of the rows and ~15% of the blocks; those two go together at 33 rows
+     * a page, so the drill keeps the block fraction, which is what the I/O sees).
+     */
+    public static final long KEY_LO = 20_000;
+    public static final long KEY_HI = 20_172;
+
+    private final DrillOptions opts;
+    private final Map<String, IoMethod> methods;
+    private final Map<String, String> unavailable;
+    private final DrillProgress progress;
+    private final DrillPools pools;
+    private final String fio;
+
+    /**
+     * @param opts        what to run
+     * @param registered  every registered method by {@code io.method}, available or not
+     * @param progress    kept lines and transient status while loading and running
+     */
+    public Drill(DrillOptions opts, Map<String, IoMethod> registered, DrillProgress progress) {
+        this.opts = opts;
+        this.progress = progress == null ? DrillProgress.lines(s -> { }) : progress;
+        Map<String, IoMethod> avail = new LinkedHashMap<>();
+        Map<String, String> unavail = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>(registered.keySet());
+        names.sort(Comparator.comparingInt(Drill::rank).thenComparing(Comparator.naturalOrder()));
+        for (String n : names) {
+            IoMethod m = registered.get(n);
+            IoMethod.Availability a;
+            try {
+                a = m.availability();
+            } catch (RuntimeException | LinkageError e) {
+                a = IoMethod.Availability.unavailable("availability() failed: " + e);
+            }
+            if (a != null && a.available()) {
+                avail.put(n, m);
+            } else {
+                unavail.put(n, a == null ? "availability() returned null" : a.cause());
+            }
+        }
+        if (opts.methods().isEmpty()) {
+            this.methods = avail;
+        } else {
+            Map<String, IoMethod> chosen = new LinkedHashMap<>();
+            for (String n : opts.methods()) {
+                if (avail.containsKey(n)) {
+                    chosen.put(n, avail.get(n));
+                } else if (unavail.containsKey(n)) {
+                    throw new IllegalArgumentException("io_method=" + n + " is not available here: " + unavail.get(n));
+                } else {
+                    throw new IllegalArgumentException("io_method=" + n + " is not registered (registered: "
+                            + String.join(", ", names) + ")");
+                }
+            }
+            this.methods = chosen;
+        }
+        if (this.methods.isEmpty()) {
+            throw new IllegalStateException("no I/O method is available (registered: " + names + ", unavailable: " + unavail + ")");
+        }
+        this.unavailable = unavail;
+        this.pools = new DrillPools(opts);
+        this.fio = opts.fio() ? FioBaseline.path() : null;
+    }
+
+    private static int rank(String method) {
+        return switch (method) {
+            case "sync" -> 0;
+            case "worker" -> 1;
+            case "io_uring" -> 2;
+            default -> 3;
+        };
+    }
+
+
+    public DrillResult run() throws IOException {
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        DataDirectory.createPrivate(opts.dataDir());
+        RunProbe probe = RunProbe.forDirectory(opts.dataDir());
+        boolean needT = opts.runs("seq") || opts.runs("warm");
+        boolean needPf = opts.runs("bitmap") || opts.runs("index");
+        try (DrillRounds rounds = new DrillRounds(opts, methods, pools, fio, probe, progress);
+                StorageManager smgr = pools.storageManager()) {
+            DrillTables prep = new DrillTables(opts, pools, methods.values().iterator().next(), progress);
+            DrillTables.Loaded t = needT ? prep.prepare(smgr, DrillOptions.TABLE, TableShape.T, null) : null;
+            DrillTables.Loaded pf = needPf ? prep.prepare(smgr, DrillOptions.PREFETCH_TABLE, TableShape.PREFETCH_TEST, KEY_COLUMN)
+                    : null;
+            DrillCases plan = DrillCases.of(opts, smgr, t == null ? null : t.table(), pf == null ? null : pf.table());
+            List<DrillResult.CaseResult> results = rounds.run(plan);
+            List<DrillResult.TableFigures> tables = new ArrayList<>();
+            for (DrillTables.Loaded l : new DrillTables.Loaded[] {t, pf}) {
+                if (l != null) {
+                    IndexInfo i = l.table().index(KEY_COLUMN);
+                    tables.add(new DrillResult.TableFigures(l.table().name(), l.table().rows(), l.table().blocks(),
+                            l.table().blocks() * (long) StorageManager.BLCKSZ, i == null ? 0 : i.blocks(), l.reused(),
+                            l.loadNanos()));
+                }
+            }
+            String fioNote = FioBaseline.note(opts.fio());
+            if (rounds.fioFailure() != null) {
+                fioNote += "; but fio failed: " + rounds.fioFailure();
+            }
+            return new DrillResult(opts, started, System.nanoTime() - t0, tables, List.copyOf(methods.keySet()),
+                    Map.copyOf(unavailable), fioNote, results, pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ,
+                    opts.sharedBuffers());
+        }
+    }
+
+    static boolean isBaseline(String name) {
+        return name.equals(FILE_CHANNEL) || name.equals(ASYNC_FILE_CHANNEL) || FioBaseline.Job.bySeries(name) != null;
+    }
+
+    static String percent(double f) {
+        return f == 0 ? "0%" : String.format(Locale.ROOT, "%.2f%%", f * 100);
+    }
+
+    static String mb(long bytes) {
+        return bytes >= 1e9 ? String.format(Locale.ROOT, "%.2f GB", bytes / 1e9) : String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    }
+}

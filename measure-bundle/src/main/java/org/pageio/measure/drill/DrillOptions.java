@@ -1,0 +1,150 @@
+package org.pageio.measure.drill;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.pageio.bufmgr.smgr.StorageManager;
+
+/**
+ * What the drill runs. Immutable.
+ *
+ * @param rows          rows of the first article's table {@code t} (8,000,000 ≈ 1.9 GB)
+ * @param rounds        interleaved rounds; medians are taken over them
+ * @param methods       I/O methods to compare, by {@code io.method}; empty = every available one
+ * @param eic           {@code effective_io_concurrency} values of the cold sequential-scan cases
+ * @param sharedBuffers {@code shared_buffers} in 8 kB blocks (256MB = 32768)
+ * @param dataDir       the drill's own directory (catalog and relation files), e.g. {@code <data>/drill}
+ * @param resultsDir    where {@code <timestamp>.json} and {@code .md} go; null = write no files
+ * @param segmentBlocks blocks per segment file (PostgreSQL's 1 GB = 131072; tests use small ones)
+ * @param seed          the generator's seed
+ * @param cases         which cases run: {@code seq} (cold count(*) per eic), {@code warm} (OS-warm count(*)),
+ *                      {@code bitmap}, {@code index}; empty = all
+ * @param fio           run fio baselines when fio is installed
+ * @param seqHint       also run each buffered method with posix_fadvise(POSIX_FADV_SEQUENTIAL) on the table's segment
+ *                      files in the cold count(*) cases (series {@code <method> +FADV_SEQUENTIAL}; a pageio lever to
+ *                      measure, PostgreSQL gives no such advice)
+ */
+public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+        Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint) {
+
+    /** Options without the sequential-advice variants. */
+    public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+            Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio) {
+        this(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, false);
+    }
+
+    public static final long DEFAULT_ROWS = 8_000_000;
+    public static final int DEFAULT_ROUNDS = 5;
+    public static final List<Integer> DEFAULT_EIC = List.of(1, 16, 64);
+    /** 256MB, as the first article's drill. */
+    public static final int DEFAULT_SHARED_BUFFERS = 32768;
+    /** The smallest scaled shared_buffers: 16MB. */
+    public static final int MIN_SCALED_SHARED_BUFFERS = 2048;
+
+    /**
+     * shared_buffers for {@code rows}: 256MB at the default 8,000,000 rows, scaled down with the
+     * tables (at least 16MB), so the tables stay about 7.5 times bigger than shared buffers as in
+     * the first article, and a small drill does not spend its time zeroing a 256MB pool per run.
+     */
+    public static int scaledSharedBuffers(long rows) {
+        long scaled = (long) Math.ceil((double) DEFAULT_SHARED_BUFFERS * rows / DEFAULT_ROWS);
+        return (int) Math.max(MIN_SCALED_SHARED_BUFFERS, Math.min(DEFAULT_SHARED_BUFFERS, scaled));
+    }
+    /** The table's name in the drill's catalog. */
+    public static final String TABLE = "t";
+    /** The third article's table (random {@code val}, indexed) for the bitmap heap and index scan cases. */
+    public static final String PREFETCH_TABLE = "prefetch_test";
+    /** Every case group, in the order they run within a round. */
+    public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index");
+    /** PostgreSQL's default {@code effective_io_concurrency}, used by the OS-warm case. */
+    public static final int DEFAULT_EIC_VALUE = 16;
+
+    public DrillOptions {
+        if (rows < 1) {
+            throw new IllegalArgumentException("--rows must be at least 1, not " + rows);
+        }
+        if (rounds < 1 || rounds > 100) {
+            throw new IllegalArgumentException("--rounds must be 1..100, not " + rounds);
+        }
+        methods = List.copyOf(methods);
+        eic = List.copyOf(eic);
+        if (eic.isEmpty()) {
+            throw new IllegalArgumentException("--eic needs at least one value");
+        }
+        for (int e : eic) {
+            if (e < 0 || e > 1000) {
+                throw new IllegalArgumentException("--eic: effective_io_concurrency = " + e
+                        + " is out of range: valid values are 0..1000");
+            }
+        }
+        if (sharedBuffers < 16) {
+            throw new IllegalArgumentException("--shared-buffers must be at least 16 blocks, not " + sharedBuffers);
+        }
+        if (segmentBlocks < 1) {
+            throw new IllegalArgumentException("segment size must be at least 1 block");
+        }
+        cases = cases == null || cases.isEmpty() ? ALL_CASES : List.copyOf(cases);
+        for (String c : cases) {
+            if (!ALL_CASES.contains(c)) {
+                throw new IllegalArgumentException("--cases: unknown case \"" + c + "\"; use " + String.join(",", ALL_CASES));
+            }
+        }
+    }
+
+    /** The same options with other cases. */
+    public DrillOptions withCases(List<String> c) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio, seqHint);
+    }
+
+    /** The same options with fio on or off. */
+    public DrillOptions withFio(boolean on) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on, seqHint);
+    }
+
+    /** The same options with the sequential-advice variants on or off. */
+    public DrillOptions withSeqHint(boolean on) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on);
+    }
+
+    /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}) runs. */
+    public boolean runs(String group) {
+        return cases.contains(group);
+    }
+
+    /** Parses {@code "seq,bitmap"}; empty or {@code all} = every case. */
+    public static List<String> parseCases(String text) {
+        if (text == null || text.isBlank() || text.trim().equals("all")) {
+            return ALL_CASES;
+        }
+        return java.util.Arrays.stream(text.split(",")).map(String::trim).filter(x -> !x.isEmpty()).distinct().toList();
+    }
+
+    /** The drill's defaults, in {@code dataDir}. */
+    public static DrillOptions defaults(Path dataDir, Path resultsDir) {
+        return new DrillOptions(DEFAULT_ROWS, DEFAULT_ROUNDS, List.of(), DEFAULT_EIC, DEFAULT_SHARED_BUFFERS, dataDir, resultsDir,
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, ALL_CASES, true);
+    }
+
+    /** Parses {@code "1,16,64"}. */
+    public static List<Integer> parseEic(String text) {
+        List<Integer> out = new java.util.ArrayList<>();
+        for (String p : text.split(",")) {
+            if (p.isBlank()) {
+                continue;
+            }
+            try {
+                out.add(Integer.parseInt(p.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--eic: \"" + p.trim() + "\" is not a number (use e.g. 1,16,64)");
+            }
+        }
+        return out;
+    }
+
+    /** Parses {@code "sync,worker"}; empty or {@code all} = every available method. */
+    public static List<String> parseMethods(String text) {
+        if (text == null || text.isBlank() || text.trim().equals("all")) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).distinct().toList();
+    }
+}

@@ -1,0 +1,97 @@
+package org.pageio.measure.drill;
+
+import java.io.IOException;
+import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
+import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.table.TableService;
+import org.pageio.table.TableServices;
+
+/**
+ * The one place where the drill builds its storage managers and buffer managers (AIO core,
+ * pool, stat_io): the settings, the loader's buffer manager and each method's {@link Rig}.
+ * Called from the drill's thread only.
+ */
+final class DrillPools {
+
+    private final DrillOptions opts;
+    private final BufMgrSettings settings;
+
+    DrillPools(DrillOptions opts) {
+        this.opts = opts;
+        this.settings = new BufMgrSettings.Builder().sharedBuffers(opts.sharedBuffers()).segmentBlocks(opts.segmentBlocks())
+                .trackIoTiming(true).build();
+    }
+
+    /** The buffer manager settings every pool of the drill is built with. */
+    BufMgrSettings settings() {
+        return settings;
+    }
+
+    /** A storage manager over the data directory; the caller closes it. */
+    StorageManager storageManager() {
+        return new StorageManager(opts.dataDir(), opts.segmentBlocks(), false);
+    }
+
+    /** The loader's buffer manager over {@code smgr} (not closed with it); the caller closes it. */
+    BufferManagerCore loader(StorageManager smgr, IoMethod loader) throws IOException {
+        return BufferManagerCore.on(smgr, settings, loader);
+    }
+
+    /** A new rig for method {@code m}; the caller closes it. */
+    Rig rig(IoMethod m) throws IOException {
+        return new Rig(m);
+    }
+
+    /**
+     * One method's storage manager, AIO core, buffer pool and table service, kept for every run of
+     * that method in the drill (one 256MB pool per method instead of one allocated and zeroed per
+     * run). Its own storage manager: a method may change a descriptor's mode, as {@code direct}
+     * switches it to O_DIRECT, and must not change how another method reads.
+     */
+    final class Rig implements AutoCloseable {
+        /** The buffer manager as a user runs one: storage manager, AIO core, pool, stat_io. */
+        final BufferManagerCore bufmgr;
+        final StorageManager smgr;
+        final StatIo stats;
+        final BufferPool pool;
+        final TableService tables;
+
+        Rig(IoMethod m) throws IOException {
+            bufmgr = BufferManagerCore.open(opts.dataDir(), settings, m);
+            try {
+                tables = TableServices.over(bufmgr.pool());
+            } catch (IOException | RuntimeException | Error e) {
+                bufmgr.close();
+                throw e;
+            }
+            smgr = bufmgr.storage();
+            stats = bufmgr.stats();
+            pool = bufmgr.pool();
+        }
+
+        /**
+         * Empties shared buffers ({@link BufferPool#evictAll}) and zeroes stat_io. Nothing is dirty
+         * or pinned between runs; a buffer left would be a leak, and the run would not start empty.
+         */
+        void empty(String method) throws IOException {
+            BufferPool.EvictAllResult e;
+            try (var s = pool.openSession("client")) {
+                e = pool.evictAll(s);
+            }
+            if (e.skipped() != 0) {
+                throw new IllegalStateException("io_method=" + method + ": shared buffers could not be emptied before the run: "
+                        + e.skipped() + " buffer(s) still pinned or dirty");
+            }
+            stats.reset();
+        }
+
+        @Override
+        public void close() {
+            bufmgr.close();
+        }
+    }
+}

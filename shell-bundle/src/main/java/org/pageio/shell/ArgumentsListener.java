@@ -1,0 +1,73 @@
+package org.pageio.shell;
+
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.function.Function;
+
+import org.apache.felix.service.command.CommandSession;
+import org.apache.felix.service.command.CommandSessionListener;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+
+/**
+ * In the interactive shell, says what about a command line's arguments Gogo refused, in the
+ * command's terms ({@link CommandArguments}), on the session's console: {@code pageio:stat_io:
+ * unknown option --x; its options: …}. Gogo's own line ({@code gogo: IllegalArgumentException:
+ * Cannot coerce …}) follows it; a listener sees the failure but cannot replace it. {@code --help}
+ * or {@code -h} prints Gogo's {@code help} for the command instead. Only a line that is one plain
+ * command is explained (no {@code ;}, pipe or closure). The exec runner's sessions are skipped
+ * ({@link #EXEC_SESSION}): the runner explains its failures in its own one-line format.
+ *
+ * <p>Gogo's whiteboard calls the listener on the thread that executes the line.
+ */
+@Component(service = CommandSessionListener.class)
+public final class ArgumentsListener implements CommandSessionListener {
+
+    /** Session variable the exec runner sets on its session: explain nothing there. */
+    static final String EXEC_SESSION = ".pageio.exec";
+
+    private final Function<String, List<Method>> methods;
+
+    @Activate
+    public ArgumentsListener(BundleContext context) {
+        this(name -> CommandArguments.methods(context, name));
+    }
+
+    /** @param methods a command's methods by its name as typed ({@code pageio:drill} or {@code drill}) */
+    ArgumentsListener(Function<String, List<Method>> methods) {
+        this.methods = methods;
+    }
+
+    @Override
+    public void beforeExecute(CommandSession session, CharSequence commandline) {
+        // nothing: only a refusal is explained
+    }
+
+    @Override
+    public void afterExecute(CommandSession session, CharSequence commandline, Object result) {
+        // nothing: only a refusal is explained
+    }
+
+    @Override
+    public void afterExecute(CommandSession session, CharSequence commandline, Exception exception) {
+        if (!CommandArguments.isMismatch(exception) || session.get(EXEC_SESSION) != null) {
+            return;
+        }
+        String line = commandline.toString().strip();
+        if (line.isEmpty() || line.matches("(?s).*[;|{}()\\[\\]\\n$].*")) {
+            return;
+        }
+        CommandArguments.Reply reply = CommandArguments.reply(session, line, methods);
+        if (!reply.known()) {
+            return;
+        }
+        PrintStream console = session.getConsole();
+        if (!reply.help()) {
+            console.println(reply.name() + ": " + reply.text());
+        } else if (reply.text() != null) {
+            console.println(reply.text());
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package org.pageio.shell;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Locale;
+import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.pageio.table.BadBlock;
+import org.pageio.table.IndexInfo;
+import org.pageio.table.LoadResult;
+import org.pageio.table.LoadSink;
+import org.pageio.table.ScanReport;
+import org.pageio.table.ScanRequest;
+import org.pageio.table.ScanSettings;
+import org.pageio.table.TableInfo;
+import org.pageio.table.TableService;
+import org.pageio.table.TableShape;
+import org.pageio.report.TextTable;
+import org.pageio.shell.command.CommandUsage;
+import org.pageio.shell.command.Commands;
+
+/**
+ * Gogo commands for tables (scope {@code pageio}): {@code load}, {@code index}, {@code scan},
+ * {@code explain}, {@code verify}, {@code tables}, {@code drop}. Errors are one line (a
+ * {@link IOException} or {@link IllegalArgumentException} message naming table, relation and
+ * block), never only a stack trace.
+ */
+@Component(service = TableCommands.class, property = {
+        Commands.SCOPE + "=" + Commands.PAGEIO,
+        Commands.FUNCTION + "=load",
+        Commands.FUNCTION + "=index",
+        Commands.FUNCTION + "=scan",
+        Commands.FUNCTION + "=explain",
+        Commands.FUNCTION + "=verify",
+        Commands.FUNCTION + "=tables",
+        Commands.FUNCTION + "=drop"
+})
+public final class TableCommands {
+
+    /** {@code pageio:load}'s usage line, in a refusal of a numeric option. */
+    static final CommandUsage LOAD = new CommandUsage("pageio:load",
+            "pageio:load [--shape t|prefetch_test] [--rows N] [--seed N] [--sink bulk|direct|buffered] NAME");
+
+    private final TableService tables;
+
+    @org.osgi.service.component.annotations.Activate
+    public TableCommands(@Reference TableService tables) {
+        this.tables = tables;
+    }
+
+    @Descriptor("creates a table from a generator: shape t (id bigint, pad text) or prefetch_test (id, cat, val int, payload text)")
+    public String load(
+            @Descriptor("generator shape: t or prefetch_test (default: the table's name)")
+            @Parameter(names = {"-s", "--shape"}, absentValue = "") String shape,
+            @Descriptor("rows, 1 or more (default: 8000000 for t, 2000000 for prefetch_test)")
+            @Parameter(names = {"-r", "--rows"}, absentValue = "") String rowsText,
+            @Descriptor("random seed, a whole number (default 1)")
+            @Parameter(names = {"--seed"}, absentValue = "1") String seedText,
+            @Descriptor("where the pages go: bulk (asynchronous writes through io_method, the default), direct (O_DIRECT"
+                    + " writer thread) or buffered")
+            @Parameter(names = {"--sink"}, absentValue = "") String sink,
+            @Descriptor("table name, [a-z_][a-z0-9_]*") String name) throws IOException {
+        // refused before anything is created: a bad --rows must not fall back to the 1.9 GB default
+        long rows = rowsText.isEmpty() ? 0 : LOAD.whole("--rows", "rows", rowsText, 1, Long.MAX_VALUE);
+        long seed = LOAD.whole("--seed", "", seedText, Long.MIN_VALUE, Long.MAX_VALUE);
+        TableShape s = TableShape.byName(shape.isEmpty() ? name : shape);
+        LoadSink how = sink.isEmpty() ? LoadSink.DEFAULT : LoadSink.parse(sink);
+        PrintStream out = System.out;
+        boolean tty = System.console() != null;
+        LoadResult r = tables.load(name, s, rows, seed, how, (done, total, bytes, nanos) -> {
+            if (!tty) {
+                return;
+            }
+            double sec = nanos / 1e9;
+            double mbs = sec == 0 ? 0 : bytes / 1e6 / sec;
+            double eta = done == 0 ? 0 : sec * (total - done) / done;
+            out.printf(Locale.ROOT, "\r%s: %,d / %,d rows  %.0f MB/s  ETA %.1f s   ", name, done, total, mbs, eta);
+            out.flush();
+        });
+        if (tty) {
+            out.println();
+        }
+        return r + " (" + how.label() + " sink)";
+    }
+
+    @Descriptor("builds the ordered index on an integer column (replacing an existing one)")
+    public String index(@Descriptor("table") String table, @Descriptor("integer column") String column) throws IOException {
+        long t0 = System.nanoTime();
+        IndexInfo i = tables.createIndex(table, column);
+        return String.format(Locale.ROOT, "created index %s on %s (%s): %,d entries, %,d blocks, height %d, in %.2f s", i.name(),
+                table, column, i.entries(), i.blocks(), i.height(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    @Descriptor("runs a scan and prints its answer: count T | filter T COLUMN '%PAT%' (quoted) | bitmap T COL LO HI | index T COL LO HI"
+            + " | limit T COL LO N | checksums T")
+    public String scan(
+            @Descriptor("settings for this scan, like SET: effective_io_concurrency=N,io_combine_limit=N,"
+                    + "read_stream_lookahead=pg18|pg19,track_io_timing=on")
+            @Parameter(names = {"--set"}, absentValue = "") String set,
+            @Descriptor("the scan and its arguments") String... scan) throws IOException {
+        return tables.scan(ScanRequest.parse(scan).with(ScanSettings.parse(set))).summary();
+    }
+
+    @Descriptor("EXPLAIN [ANALYZE] [BUFFERS] [IO] of a scan, in PostgreSQL's layout or JSON")
+    public String explain(
+            @Descriptor("run the scan and show actual figures") @Parameter(names = {"-a", "--analyze"}, presentValue = "true",
+                    absentValue = "false") boolean analyze,
+            @Descriptor("show Buffers and I/O Timings") @Parameter(names = {"-b", "--buffers"}, presentValue = "true",
+                    absentValue = "false") boolean buffers,
+            @Descriptor("show PostgreSQL 19's Prefetch and I/O lines") @Parameter(names = {"-i", "--io"}, presentValue = "true",
+                    absentValue = "false") boolean io,
+            @Descriptor("text (default) or json") @Parameter(names = {"-f", "--format"}, absentValue = "text") String format,
+            @Descriptor("settings for this scan, like SET (see scan)") @Parameter(names = {"--set"}, absentValue = "") String set,
+            @Descriptor("the scan and its arguments (see scan)") String... scan) throws IOException {
+        if (!format.equals("text") && !format.equals("json")) {
+            throw new IllegalArgumentException("unknown format '" + format + "': use text or json");
+        }
+        if (io && !analyze) {
+            throw new IllegalArgumentException("EXPLAIN option IO requires ANALYZE");
+        }
+        ScanRequest req = ScanRequest.parse(scan).with(ScanSettings.parse(set));
+        // without ANALYZE, as in PostgreSQL, nothing runs: the plan's shape only
+        ScanReport r = analyze ? tables.scan(req) : tables.plan(req);
+        return r.explain(analyze, buffers, io, format);
+    }
+
+    @Descriptor("checks every page checksum and header of a table and its indexes (like pg_checksums --check)")
+    public String verify(
+            @Descriptor("settings, e.g. maintenance_io_concurrency=32") @Parameter(names = {"--set"}, absentValue = "") String set,
+            @Descriptor("output format: text (default) or json") @Parameter(names = {"-f", "--format"}, absentValue = "text")
+            String format,
+            @Descriptor("table") String table) throws IOException {
+        ScanReport r = tables.scan(ScanRequest.checksums(table).with(ScanSettings.parse(set)));
+        TextTable t = new TextTable("relation", "block", "problem").alignRight(1);
+        for (BadBlock b : r.badBlocks()) {
+            t.row(b.relation(), b.block(), b.message());
+        }
+        String head = String.format(Locale.ROOT, "Checksum scan of %s: %,d blocks checked, bad checksums or headers: %d (%.1f ms)",
+                table, r.count(), r.badBlocks().size(), r.executionNanos() / 1e6);
+        return switch (format) {
+            case "text" -> r.badBlocks().isEmpty() ? head : head + "\n" + t.toString().stripTrailing();
+            case "json" -> t.toJson().stripTrailing();
+            default -> throw new IllegalArgumentException("unknown format '" + format + "': use text or json");
+        };
+    }
+
+    @Descriptor("lists the tables of the catalog")
+    public String tables(@Descriptor("text (default) or json") @Parameter(names = {"-f", "--format"}, absentValue = "text")
+            String format) {
+        TextTable t = new TextTable("table", "shape", "relation", "rows", "blocks", "indexes").alignRight(3, 4);
+        for (TableInfo i : tables.tables()) {
+            t.row(i.name(), i.shape().ddl(i.name()), i.relNumber(), i.rows(), i.blocks(),
+                    String.join(", ", i.indexes().stream().map(x -> x.name() + " (" + x.relNumber() + ")").toList()));
+        }
+        return switch (format) {
+            case "text" -> t.toString().stripTrailing();
+            case "json" -> t.toJson().stripTrailing();
+            default -> throw new IllegalArgumentException("unknown format '" + format + "': use text or json");
+        };
+    }
+
+    @Descriptor("removes a table, its indexes and their files")
+    public String drop(@Descriptor("table") String table) throws IOException {
+        tables.drop(table);
+        return "dropped " + table;
+    }
+}

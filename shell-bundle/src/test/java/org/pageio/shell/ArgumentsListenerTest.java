@@ -1,0 +1,80 @@
+package org.pageio.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.apache.felix.gogo.runtime.CommandProcessorImpl;
+import org.apache.felix.gogo.runtime.threadio.ThreadIOImpl;
+import org.apache.felix.service.command.CommandSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.pageio.shell.command.Commands;
+
+/** Lines typed into Gogo's real command processor, with the listener on its whiteboard. */
+class ArgumentsListenerTest {
+
+    private ThreadIOImpl threadIo;
+    private CommandProcessorImpl gogo;
+
+    @BeforeEach
+    void gogo() {
+        threadIo = new ThreadIOImpl();
+        threadIo.start();
+        gogo = new CommandProcessorImpl(threadIo);
+        gogo.addCommand(Commands.PAGEIO, new CommandArgumentsTest.Sample(), "set");
+        gogo.addCommand(Commands.PAGEIO, new CommandArgumentsTest.Sample(), "show");
+        gogo.addListener(new ArgumentsListener(name -> CommandArgumentsTest.methods(
+                name.substring(name.indexOf(':') + 1))));
+    }
+
+    @AfterEach
+    void stop() {
+        threadIo.stop();
+    }
+
+    /** What the session's console shows after {@code line} failed. */
+    private String refused(String line, boolean exec) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        try (CommandSession s = gogo.createSession(InputStream.nullInputStream(), out, out)) {
+            if (exec) {
+                s.put(ArgumentsListener.EXEC_SESSION, Boolean.TRUE);
+            }
+            Exception e = assertThrows(Exception.class, () -> s.execute(line), line);
+            assertTrue(CommandArguments.isMismatch(e), "Gogo's own refusal still reaches the shell: " + e);
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aRefusedLineIsExplainedOnTheConsole() {
+        assertEquals("pageio:set: unknown option --bogus; its options: -f/--format; help pageio:set describes them\n",
+                refused("pageio:set --bogus a b", false));
+        assertEquals("pageio:set: takes 2 arguments (setting, value), got 1; help pageio:set describes them\n",
+                refused("pageio:set 'one word'", false));
+    }
+
+    @Test
+    void theExecRunnersSessionsAndCompoundLinesAreLeftAlone() {
+        assertEquals("", refused("pageio:set --bogus a b", true));
+        assertEquals("", refused("pageio:set a b c; pageio:show x", false));
+    }
+
+    @Test
+    void aLineThatWorksPrintsNothing() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        try (CommandSession s = gogo.createSession(InputStream.nullInputStream(), out, out)) {
+            assertEquals("a=b", s.execute("pageio:set a b"));
+            assertEquals(List.of(), bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        }
+    }
+}

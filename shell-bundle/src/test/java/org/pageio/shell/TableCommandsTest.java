@@ -1,0 +1,106 @@
+package org.pageio.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.apache.felix.gogo.runtime.CommandProcessorImpl;
+import org.apache.felix.gogo.runtime.threadio.ThreadIOImpl;
+import org.apache.felix.service.command.CommandSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.table.engine.TableEngine;
+import org.pageio.shell.command.Commands;
+
+/**
+ * The table commands as a person types them, through Gogo's real command processor (its argument
+ * coercion included) over a real buffer manager and table engine on files: a bad option is one
+ * line naming the option, its range and the usage, and nothing is created.
+ */
+class TableCommandsTest {
+
+    static final String LOAD_USAGE = "; usage: pageio:load [--shape t|prefetch_test] [--rows N] [--seed N]"
+            + " [--sink bulk|direct|buffered] NAME";
+
+    @TempDir
+    Path dir;
+
+    private BufferManagerCore bufmgr;
+    private TableEngine engine;
+    private ThreadIOImpl threadIo;
+    private CommandProcessorImpl gogo;
+
+    @BeforeEach
+    void start() throws Exception {
+        bufmgr = BufferManagerCore.open(dir, new BufMgrSettings.Builder().sharedBuffers(256).maxSessions(4).build(),
+                new SyncIoMethod());
+        engine = new TableEngine(bufmgr.pool());
+        threadIo = new ThreadIOImpl();
+        threadIo.start();
+        gogo = new CommandProcessorImpl(threadIo);
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "load");
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "scan");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        gogo.stop();
+        threadIo.stop();
+        bufmgr.close();
+    }
+
+    private Object run(String line) throws Exception {
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        try (CommandSession s = gogo.createSession(InputStream.nullInputStream(), out, out)) {
+            return s.execute(line);
+        }
+    }
+
+    private String refused(String line) {
+        Exception e = assertThrows(Exception.class, () -> run(line), line);
+        String m = e.getMessage();
+        assertEquals(1, m.lines().count(), m);
+        return m;
+    }
+
+    @Test
+    void rowsThatAreNotAPositiveWholeNumberAreRefusedNamingTheOptionAndNothingIsLoaded() throws Exception {
+        assertEquals("pageio:load: --rows takes a whole number of rows, 1 or more (got \"abc\")" + LOAD_USAGE,
+                refused("pageio:load --rows abc t"));
+        assertEquals("pageio:load: --rows takes a whole number of rows, 1 or more (got \"-1\")" + LOAD_USAGE,
+                refused("pageio:load --rows -1 t"));
+        assertEquals("pageio:load: --rows takes a whole number of rows, 1 or more (got \"0\")" + LOAD_USAGE,
+                refused("pageio:load --rows 0 t"));
+        assertEquals("pageio:load: --rows takes a whole number of rows, 1 or more (got \"1.5\")" + LOAD_USAGE,
+                refused("pageio:load -r 1.5 t"));
+        assertEquals("pageio:load: --seed takes a whole number (got \"x\")" + LOAD_USAGE,
+                refused("pageio:load --rows 10 --seed x t"));
+        assertEquals(List.of(), engine.tables(), "nothing was created");
+
+        String loaded = String.valueOf(run("pageio:load --rows 100 --seed -7 t"));
+        assertTrue(loaded.startsWith("loaded 100 rows into t"), loaded);
+        assertEquals(100, engine.table("t").rows());
+        assertEquals(-7, engine.table("t").seed());
+    }
+
+    @Test
+    void aLimitOfNoRowsIsRefusedInsteadOfRunningAnIndexScan() throws Exception {
+        run("pageio:load --rows 100 t");
+        assertEquals("scan limit: N takes a whole number of rows, 1 or more (got 0); usage: limit T COLUMN LO N",
+                refused("pageio:scan limit t id 1 0"));
+        assertEquals("scan limit: N takes a whole number of rows, 1 or more (got -3); usage: limit T COLUMN LO N",
+                refused("pageio:scan limit t id 1 -3"));
+    }
+}
