@@ -40,6 +40,33 @@ class EmbeddedExampleTest {
         assertTrue(Files.isDirectory(dir.resolve("data/base")), "main wrote no relation under " + dir);
     }
 
+    /** The README's excerpt is this example's code: each of its code lines is a line of the source. */
+    @Test
+    void readmeExcerptIsTheExamplesCode() throws Exception {
+        Path readme = Path.of("../../README.md");
+        Path source = Path.of("src/main/java/org/pageio/examples/embedded/EmbeddedExample.java");
+        List<String> code = Files.readAllLines(source).stream().map(EmbeddedExampleTest::code).toList();
+        List<String> lines = Files.readAllLines(readme);
+        int at = lines.indexOf(lines.stream().filter(l -> l.startsWith("<!-- embedded-example")).findFirst()
+                .orElseThrow(() -> new AssertionError("no <!-- embedded-example --> marker in " + readme)));
+        assertEquals("```java", lines.get(at + 1), "the marker is followed by the excerpt");
+        int checked = 0;
+        for (int i = at + 2; !lines.get(i).equals("```"); i++) {
+            String line = code(lines.get(i));
+            if (!line.isEmpty() && !line.startsWith("//")) {
+                assertTrue(code.contains(line), "README.md line " + (i + 1) + " is not in " + source + ": " + line);
+                checked++;
+            }
+        }
+        assertTrue(checked >= 15, "only " + checked + " code lines in the README's excerpt");
+    }
+
+    /** A line without its indentation and trailing {@code // comment}. */
+    private static String code(String line) {
+        int comment = line.indexOf(" // ");
+        return (comment >= 0 ? line.substring(0, comment) : line).strip();
+    }
+
     private static void check(Path dir, String ioMethod) throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         EmbeddedExample.Result r = EmbeddedExample.run(dir, ioMethod, ROWS, new PrintStream(printed, true, StandardCharsets.UTF_8));
