@@ -27,7 +27,7 @@ import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 
 /**
- * The load benchmark, as ratios within one run: the first article's table {@code t}
+ * The load benchmark, as ratios within one run: the cold-scan drill's table {@code t}
  * (8,000,000 rows ≈ 1.9 GB by default) loaded by the table bundle's {@link Loader} (its builder
  * threads, checksums, fsync at the end) through each sink, next to fio's sequential write
  * bandwidth on a file of the same size:

@@ -67,7 +67,7 @@ public final class TableScanReport {
                         "effective_io_concurrency=32,read_stream_lookahead=" + la);
             }
             // heap blocks repeated 47 times in a row (index in heap order), 46 hits between misses:
-            // pg18's distance decays to 1 on the hits, pg19 holds it (the third article's shape)
+            // pg18's distance decays to 1 on the hits, pg19 holds it (PostgreSQL 19's shape)
             for (String la : new String[] {"pg18", "pg19"}) {
                 run(dir, "worker", base, pt, ScanRequest.index("prefetch_test", "id", 1, Math.min(ptRows, 300_000)),
                         "effective_io_concurrency=4,read_stream_lookahead=" + la);

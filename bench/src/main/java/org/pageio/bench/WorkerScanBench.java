@@ -49,7 +49,7 @@ import org.pageio.table.HeapPage;
  * buffer manager, {@code io_method=sync} against {@code io_method=worker}, interleaved in one run.
  *
  * <ul>
- *   <li>The relation: {@code fileMiB} (default 512) of heap pages shaped like the first article's
+ *   <li>The relation: {@code fileMiB} (default 512) of heap pages shaped like the cold-scan drill's
  *       table {@code t} (34 tuples of 232 bytes per page), every page with a valid checksum.</li>
  *   <li>Each method has its own {@link BufferPool} of {@code sharedBuffersMiB} (default 128 MiB,
  *       PostgreSQL's default), checksums on, pg19 look-ahead, {@code io_combine_limit} 16 blocks,
@@ -59,7 +59,7 @@ import org.pageio.table.HeapPage;
  *       every line pointer checked ({@link HeapPage#tupleOffset}) and counted.</li>
  *   <li>The page verification (header and CRC32C checksum) runs in the read's shared completion
  *       callback: in the issuer with {@code sync}, in the I/O worker with {@code worker}. That
- *       is where the worker method wins in PostgreSQL (the article's 995 ms → 529 ms).</li>
+ *       is where the worker method wins in PostgreSQL (995 ms → 529 ms in PostgreSQL 18's announcement).</li>
  *   <li>{@code cache=warm}: the file is in the OS page cache (proven with mincore before each
  *       scan: ≥ 99% resident) but not in shared buffers (a 512 MiB relation through a bulk-read
  *       ring of 2 MiB). {@code cache=cold}: before each scan the

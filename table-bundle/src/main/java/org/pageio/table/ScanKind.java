@@ -1,6 +1,6 @@
 package org.pageio.table;
 
-/** The scans the articles measure, with the read-stream flags each uses (docs/postgresql.md, "Read streams"). */
+/** The scans pageio runs, with the read-stream flags each uses (docs/postgresql.md, "Read streams"). */
 public enum ScanKind {
     /** {@code SELECT count(*) FROM t}: sequential scan, SEQUENTIAL|USE_BATCHING, bulk-read ring. */
     COUNT("count"),

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The generator specs the loader knows: the articles' two tables. Every value is a pure function
+ * The generator specs the loader knows: the cold-scan drill's table {@code t} and PostgreSQL 19's read-stream test table {@code prefetch_test}. Every value is a pure function
  * of (seed, row number, column), so a test can compute any query's answer independently of the
  * pages, and a row's place is known: row {@code g} (1-based) lives in block
  * {@code (g - 1) / rowsPerPage()} at line {@code (g - 1) % rowsPerPage() + 1}.
@@ -14,7 +14,7 @@ import java.util.Locale;
  * <ul>
  *   <li>{@link #T}: {@code t (id bigint, pad text)}, {@code id = g}, {@code pad = repeat('x', 200)};
  *       tuple 24 + 8 + 4 + 200 = 236 bytes (240 aligned), 33 rows per page: 8,000,000 rows =
- *       242,425 blocks, 1.9 GB, as in the first article.</li>
+ *       242,425 blocks, 1.9 GB.</li>
  *   <li>{@link #PREFETCH_TEST}: {@code prefetch_test (id int, cat int, val int, payload text)},
  *       {@code id = g}, {@code cat} uniform in 0..100, {@code val} uniform in 0..50000,
  *       {@code payload} = 128 lowercase hex characters (a 32-character hash of g repeated four

@@ -15,7 +15,7 @@ import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.engine.TableEngine;
 
 /**
- * The third article's look-ahead shapes, on real files with a cold pool and reads that take 2 ms
+ * PostgreSQL 19's read-stream look-ahead shapes (PostgreSQL 18 against 19), on real files with a cold pool and reads that take 2 ms
  * on their own threads (so they are really in flight, as with io_method=worker on a disk).
  */
 class LookaheadTest {

@@ -90,7 +90,7 @@ import org.pageio.posix.Posix;
  *
  * <p>The tests are grouped by area — reads, short transfers, writes and fsync, errors, handles and
  * completion, callbacks, waits, sessions and descriptors, under the buffer manager, stress, the
- * method's life cycle — and each one's name is the rule it checks ({@code docs/conformance-checks.md} lists
+ * method's life cycle — and each one's name is the rule it checks ({@code tck/README.md} lists
  * them). A failure says what the method did and what it must do. Rules that depend on the page
  * cache follow {@link IoMethod#bypassesPageCache()}. One test stops and starts the method's bundle.
  */

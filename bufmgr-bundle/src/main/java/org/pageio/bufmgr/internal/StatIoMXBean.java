@@ -30,7 +30,7 @@ public interface StatIoMXBean {
 
     long getEvictions();
 
-    /** Average bytes per read over every row (the first article's figure). */
+    /** Average bytes per read over every row (read_bytes / reads: how much reads were combined). */
     double getBytesPerRead();
 
     /** When any counter was last reset (at first: the buffer manager's start), in milliseconds since the epoch. */

@@ -285,7 +285,7 @@ public final class StatIo {
             return values[c.ordinal()];
         }
 
-        /** Average bytes per read, the figure the first article reads off pg_stat_io. */
+        /** Average bytes per read, the figure a reader of pg_stat_io divides out to see combined reads. */
         public double bytesPerRead() {
             long reads = value(Column.READS);
             return reads == 0 ? 0 : (double) value(Column.READ_BYTES) / reads;

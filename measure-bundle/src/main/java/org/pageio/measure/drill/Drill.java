@@ -16,8 +16,8 @@ import org.pageio.table.TableShape;
 import org.pageio.settings.DataDirectory;
 
 /**
- * The first article's drill as one call. Loads {@code t} (sequential scans) and the third
- * article's {@code prefetch_test} with its index on {@code val} (bitmap heap and index scans), or
+ * The cold-scan drill as one call. Loads {@code t} (sequential scans) and PostgreSQL 19's
+ * read-stream test table {@code prefetch_test} with its index on {@code val} (bitmap heap and index scans), or
  * reuses them when they were loaded with the same rows and seed; then for each round, each case,
  * each method and baseline in an order rotated by round: empty shared buffers (each method keeps
  * one buffer pool for the whole drill, emptied with {@link BufferPool#evictAll} before each run),
@@ -52,7 +52,7 @@ public final class Drill {
     /**
      * {@code val BETWEEN 20000 AND 20172}: 173 of 50,001 values, 0.35% of the rows. With 47 rows a
      * page that touches 1 - (1 - 0.00346)^47 = 15% of the heap blocks, spread over the whole table
-     * (the third article's query reads ~0.5% of the rows and ~15% of the blocks; those two go together at 33 rows
+     * (PostgreSQL 19's read-stream test query reads ~0.5% of the rows and ~15% of the blocks; those two go together at 33 rows
      * a page, so the drill keeps the block fraction, which is what the I/O sees).
      */
     public static final long KEY_LO = 20_000;

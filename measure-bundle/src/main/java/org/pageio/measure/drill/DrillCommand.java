@@ -27,7 +27,7 @@ import org.pageio.shell.command.CommandUsage;
 import org.pageio.shell.command.Commands;
 
 /**
- * {@code pageio:drill}: the first article's cold-scan drill over every registered, available
+ * {@code pageio:drill}: the cold-scan drill over every registered, available
  * {@link IoMethod}. The drill runs its own buffer pools (one per method per round) over
  * its own directory {@code <data>/drill}, so it never touches the container's buffer manager or
  * catalog. Progress goes to stderr (a live line when {@value #TTY_PROPERTY} is true, which
@@ -116,7 +116,7 @@ public final class DrillCommand {
         return false;
     }
 
-    @Descriptor("the first article's drill: load t and prefetch_test, then cold and OS-warm count(*), a cold bitmap heap scan"
+    @Descriptor("the cold-scan drill: load t and prefetch_test, then cold and OS-warm count(*), a cold bitmap heap scan"
             + " and a cold index scan per io_method, interleaved rounds, medians, FileChannel/AsynchronousFileChannel/fio baselines;"
             + " writes drill-results/<timestamp>.json, .md and .svg")
     public String drill(
@@ -142,7 +142,7 @@ public final class DrillCommand {
             @Descriptor("also run each buffered method with posix_fadvise(SEQUENTIAL) on t's segment files in the cold count(*)"
                     + " cases (a lever to measure; PostgreSQL gives no such advice)")
             @Parameter(names = {"--seq-hint"}, absentValue = "false", presentValue = "true") boolean seqHint,
-            @Descriptor("output format: text (default: the article's tables and a reading) or json (the results file's content)")
+            @Descriptor("output format: text (default: the tables and a reading) or json (the results file's content)")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
         // every option is checked before an hour of drill
         long rows = USAGE.whole("--rows", "rows", rowsText, 1, Long.MAX_VALUE);

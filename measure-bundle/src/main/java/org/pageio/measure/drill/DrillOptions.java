@@ -7,7 +7,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 /**
  * What the drill runs. Immutable.
  *
- * @param rows          rows of the first article's table {@code t} (8,000,000 ≈ 1.9 GB)
+ * @param rows          rows of the cold-scan drill's table {@code t} (8,000,000 ≈ 1.9 GB)
  * @param rounds        interleaved rounds; medians are taken over them
  * @param methods       I/O methods to compare, by {@code io.method}; empty = every available one
  * @param eic           {@code effective_io_concurrency} values of the cold sequential-scan cases
@@ -35,7 +35,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     public static final long DEFAULT_ROWS = 8_000_000;
     public static final int DEFAULT_ROUNDS = 5;
     public static final List<Integer> DEFAULT_EIC = List.of(1, 16, 64);
-    /** 256MB, as the first article's drill. */
+    /** 256MB of shared buffers. */
     public static final int DEFAULT_SHARED_BUFFERS = 32768;
     /** The smallest scaled shared_buffers: 16MB. */
     public static final int MIN_SCALED_SHARED_BUFFERS = 2048;
@@ -43,7 +43,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     /**
      * shared_buffers for {@code rows}: 256MB at the default 8,000,000 rows, scaled down with the
      * tables (at least 16MB), so the tables stay about 7.5 times bigger than shared buffers as in
-     * the first article, and a small drill does not spend its time zeroing a 256MB pool per run.
+     * the default drill, and a small drill does not spend its time zeroing a 256MB pool per run.
      */
     public static int scaledSharedBuffers(long rows) {
         long scaled = (long) Math.ceil((double) DEFAULT_SHARED_BUFFERS * rows / DEFAULT_ROWS);
@@ -51,7 +51,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     }
     /** The table's name in the drill's catalog. */
     public static final String TABLE = "t";
-    /** The third article's table (random {@code val}, indexed) for the bitmap heap and index scan cases. */
+    /** PostgreSQL 19's read-stream test table (random {@code val}, indexed) for the bitmap heap and index scan cases. */
     public static final String PREFETCH_TABLE = "prefetch_test";
     /** Every case group, in the order they run within a round. */
     public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index");

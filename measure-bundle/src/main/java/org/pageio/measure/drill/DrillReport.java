@@ -23,7 +23,7 @@ import org.pageio.measure.drill.DrillResult.Stats;
 import org.pageio.measure.drill.DrillResult.TableFigures;
 
 /**
- * The drill's result as the first article's table (text, Markdown), JSON, an SVG bar chart, and
+ * The drill's result as tables (text, Markdown), JSON, an SVG bar chart, and
  * a plain-language reading. Ratios are speed ratios: the reference's median time divided by the
  * series' median time, so above 1 means faster than the reference.
  */
@@ -376,7 +376,7 @@ public final class DrillReport {
             out.add(choice);
         }
         if (r.options().rounds() < 3) {
-            out.add("Only " + r.options().rounds() + " round(s): treat every difference as noise; the article used five.");
+            out.add("Only " + r.options().rounds() + " round(s): treat every difference as noise; the default is five.");
         }
         return out;
     }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything one drill measured, with the figures of the first article's table. Immutable.
+ * Everything one drill measured, with the figures its tables show. Immutable.
  *
  * @param options       what ran
  * @param started       when
