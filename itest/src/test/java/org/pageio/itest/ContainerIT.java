@@ -15,14 +15,23 @@ import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.junit.Test;
+import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.util.Filter;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufferManager;
 
-/** The container comes up with the sync method and the pageio Gogo commands. */
+/**
+ * The container comes up with the sync method and the pageio Gogo commands; with the web bundle
+ * added, the Web Console gets the generated password's hash.
+ */
 public class ContainerIT extends PageioTestBase {
+
+    @Override
+    protected Option extraOptions() {
+        return reactorBundle("web-bundle"); // its jakarta servlet imports are optional: only the credentials start here
+    }
 
     @Inject
     @Filter("(io.method=sync)")
