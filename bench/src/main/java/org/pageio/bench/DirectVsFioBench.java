@@ -589,10 +589,10 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
-        String note = String.format(Locale.ROOT, "(stream: %.1f reads in progress, %.1f blocks per read, %d waits of %.1f ms, %d reads over before reached,"
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in progress, %.1f blocks per read, %d waits of %.1f ms,"
                 + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s; huge pages %s)%s",
                 stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), stats.waitNanos() / 1e6,
-                stats.retiredReads(), stats.averageDistance(),
+                stats.averageDistance(),
                 stats.maxDistance(), stats.capacity(), stats.maxIos(), stats.readsBeforeFullDepth(),
                 stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), huge, dev == null ? "" : " (" + dev.note() + ")");
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),
