@@ -67,11 +67,9 @@ import org.pageio.uring.IoUringCounters;
  * {@code --checksums off} reads without page verification ({@code data_checksums} off), to
  * measure what CRC32C of freshly DMA'd pages costs the stream. {@code --io-max-concurrency}
  * ({@code io_max_concurrency}, I/O handles per session; default 128, twice the random depth): a
- * random stream holds a handle for each read it has not consumed, and retires completed reads
- * from its budget of 64 reads at the device only while it has handles to spare (bufmgr-bundle's
- * README, "Retiring reads"); a second value runs the same stream again in each round with that
- * many handles, in a row named {@code direct io_uring hN} ({@code h64}: none to spare, PostgreSQL's
- * accounting). {@code --registered-buffers} (default on): whether the pool offers its pages for
+ * random stream holds a handle for each read it has not consumed (PostgreSQL's accounting: a read
+ * counts against its 64 until consumed); a second value runs the same stream again in each round
+ * with that many handles, in a row named {@code direct io_uring hN}. {@code --registered-buffers} (default on): whether the pool offers its pages for
  * io_uring's registered buffers ({@code READ_FIXED}: no page mapping per read); {@code both} runs
  * the same stream without them in every round too ({@code direct io_uring unreg}, alternating
  * which of the two goes first) and prints their ratio, round by round. {@code --huge-pages}
@@ -555,8 +553,7 @@ public final class DirectVsFioBench {
                     // adjacent blocks in a row, so nothing combines, and the stream's pin budget is
                     // PostgreSQL's (max_ios + 1) × io_combine_limit
                     opts = new ReadStream.Options(RAND_DEPTH, ReadStream.Options.INHERIT, null);
-                    // retiring completed reads: replacements before the burst's page checks
-                    flags = ReadStream.USE_BATCHING | ReadStream.RETIRE_COMPLETED;
+                    flags = ReadStream.USE_BATCHING; // a bitmap heap scan's flags
                     ring = null; // random access (a bitmap heap scan) uses no ring
                 } else {
                     cb = ReadStream.blockRange(0, blocks);
@@ -589,10 +586,10 @@ public final class DirectVsFioBench {
         }
         double secs = (t1 - t0) / 1e9;
         double bytes = n * (double) StorageManager.BLCKSZ;
-        String note = String.format(Locale.ROOT, "(stream: %.1f reads in progress, %.1f blocks per read, %d waits of %.1f ms, %d reads over before reached,"
+        String note = String.format(Locale.ROOT, "(stream: %.1f reads in progress, %.1f blocks per read, %d waits of %.1f ms,"
                 + " distance avg %.0f max %d of %d pins, %d in flight after %d reads / %d buffers%s; huge pages %s)%s",
                 stats.averageIosInProgress(), stats.averageIoSizeBlocks(), stats.waits(), stats.waitNanos() / 1e6,
-                stats.retiredReads(), stats.averageDistance(),
+                stats.averageDistance(),
                 stats.maxDistance(), stats.capacity(), stats.maxIos(), stats.readsBeforeFullDepth(),
                 stats.buffersBeforeFullDepth(), ringNote(method, stats.ioCount()), huge, dev == null ? "" : " (" + dev.note() + ")");
         return new Result("direct " + engine, workload(random), bytes / secs, stats.ioCount() / secs, stats.ioCount(),

@@ -20,7 +20,6 @@ public final class StreamStats {
     long waitNanos;
     long hits;
     long adoptedBlocks;
-    long retired;
     long advice;
     long maxIos;
     long distanceSum;
@@ -80,15 +79,6 @@ public final class StreamStats {
      */
     public long adoptedBlocks() {
         return adoptedBlocks;
-    }
-
-    /**
-     * Reads whose I/O was found over before the consumer reached them, so that they left the read
-     * budget and another read could start in their place (a pageio addition: PostgreSQL counts a
-     * read against {@code max_ios} until the consumer waits for it).
-     */
-    public long retiredReads() {
-        return retired;
     }
 
     /** The most reads this stream may have in flight ({@code max_ios}). */

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The supervisor's watch over handles left queued with nobody woken for them (the CPU cap counted
+ * Part of {@link HandOffPolicy}: the supervisor's watch over handles left queued with nobody woken for them (the CPU cap counted
  * awake workers as taking them soon, or a worker's wake-up ratio kept it from waking a peer, or a
  * polling worker took the batch's wake-up): so that a worker counted on and then stuck in a long
  * system call or callback does not leave them there. While wake-ups were held back in the last
@@ -20,7 +20,7 @@ final class HeldWakeWatch {
     static final long HELD_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /**
      * How long a worker counted by the cap must be inside one I/O before the supervisor's check
-     * calls it stalled (longer than {@link WakeUpRule#busyNanos}: a preempted copy is not a stall).
+     * calls it stalled (longer than {@link CpuCap#busyNanos}: a preempted copy is not a stall).
      */
     static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How long after the last held-back wake-up the supervisor keeps checking. */
@@ -119,7 +119,7 @@ final class HeldWakeWatch {
      */
     private void check(long now) {
         SubmissionQueue q = pool.queue;
-        WakeUpRule rule = pool.wakeUpRule;
+        CpuCap rule = pool.handOff.cpuCap;
         int kick = -1;
         q.lock();
         try {

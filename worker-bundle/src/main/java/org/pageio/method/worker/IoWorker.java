@@ -45,7 +45,7 @@ final class IoWorker implements Runnable {
     /**
      * {@link System#nanoTime} when this worker dequeued its current (or last) handle, or was created.
      * Plain: written by the worker only under the queue lock, read by others under it
-     * ({@link WakeUpRule#awakeSoonLocked}); the constructor's value is published with the slot.
+     * ({@link CpuCap#awakeSoonLocked}); the constructor's value is published with the slot.
      */
     long busySince;
     /**
@@ -145,13 +145,15 @@ final class IoWorker implements Runnable {
                     // Wake a higher peer only if this worker is not itself woken for nothing.
                     depth = q.depthLocked();
                     if (histWakeups <= histIos) {
-                        if (p.wakeUpRule.wakeNeededLocked(depth, dequeueTime)) {
+                        // PostgreSQL: wake the lowest idle worker above this one while anything is
+                        // queued; pageio's hand-off policy may hold that wake-up back (CPU cap)
+                        if (depth > 0 && !p.handOff.cpuCap.holdsWakeLocked(dequeueTime)) {
                             wake = q.chooseIdleLocked(id);
                         }
                         // PostgreSQL's grow condition: more queued and no idle worker above this one
                         maybeGrow = depth > 0 && wake < 0 && !q.idleAboveLocked(id);
                     } else if (depth > 0) {
-                        p.heldWakeWatch.holdLocked(dequeueTime); // nobody woken for the rest: the supervisor watches
+                        p.handOff.watch.holdLocked(dequeueTime); // nobody woken for the rest: the supervisor watches
                     }
                 } else {
                     q.setIdleLocked(bit);
@@ -171,7 +173,7 @@ final class IoWorker implements Runnable {
             } else if (maybeGrow && depth > p.workers.count()) {
                 p.supervisor.requestGrow(); // a backlog deeper than the pool, and no idle peer above: grow
             } else if (depth > 0) {
-                p.heldWakeWatch.watch(dequeueTime); // if a peer's wake-up was held back, the supervisor watches
+                p.handOff.watch.watch(dequeueTime); // if a peer's wake-up was held back, the supervisor watches
             }
 
             if (h != null) {

@@ -4,7 +4,7 @@ import org.pageio.api.IoHandle;
 import org.pageio.api.IoSession;
 
 /**
- * What a waiting issuer executes itself instead of sleeping (pageio's, not PostgreSQL's): it takes
+ * Part of {@link HandOffPolicy}: what a waiting issuer executes itself instead of sleeping: it takes
  * back its own queued handle when the pool is behind ({@link #takeBack}), and, while it must wait
  * for a handle a worker holds, executes its newest queued handle ({@link #helpNewest}). Both take
  * a handle out of the queue under the queue lock, so that exactly one thread executes it. Issuer
@@ -30,7 +30,7 @@ final class IssuerTakeBack {
     /**
      * The issuer is about to sleep on its own handle {@code h} of {@code generation}, which may
      * still be queued. If the pool is behind — at least two handles queued, no worker polling the
-     * queue, and no worker idle unless the pool's I/Os are short ({@link WakeUpRule#shortIosLocked};
+     * queue, and no worker idle unless the pool's I/Os are short ({@link CpuCap#shortIosLocked};
      * with the CPU cap off: no worker idle) — and {@code h} is one of the queued, it is taken out of
      * the queue and the caller executes it itself: it would otherwise sleep for at least the I/O's
      * time plus two wake-ups. A lone queued handle is never taken back: if no worker is idle an
@@ -41,7 +41,7 @@ final class IssuerTakeBack {
      */
     boolean takeBack(IoHandle h, long generation) {
         SubmissionQueue q = pool.queue;
-        WakeUpRule rule = pool.wakeUpRule;
+        CpuCap rule = pool.handOff.cpuCap;
         int cap = rule.cpuCap;
         boolean noCap = cap == 0; // with the cap, idle workers do not forbid it
         if (q.polled() || !pool.accepting() || (noCap && (!takeBackEnabled || q.idleAcquire() != 0))) {

@@ -145,7 +145,7 @@ final class PoolSupervisor {
                 break;
             }
             // Watch a queue left to awake workers while wake-ups are held back.
-            sleep = pool.heldWakeWatch.beforeSleep(sleep);
+            sleep = pool.handOff.watch.beforeSleep(sleep);
             if (sleep == 0) {
                 continue; // a hold-back arrived as it was about to sleep long
             }
@@ -154,7 +154,7 @@ final class PoolSupervisor {
             } else {
                 LockSupport.parkNanos(this, sleep);
             }
-            pool.heldWakeWatch.awake();
+            pool.handOff.watch.awake();
             Thread.interrupted(); // interrupts mean nothing here; do not let them turn park into a spin
         }
     }

@@ -192,12 +192,12 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             return; // never started: nothing was queued, submit ran everything inline
         }
         if (Thread.currentThread() == handle.session().owner()) {
-            if (p.issuers.takeBack(handle, generation)) {
+            if (p.handOff.issuers.takeBack(handle, generation)) {
                 handle.performSynchronously(handle.session().callState());
                 p.waiters.wakeWaiters(handle);
                 return;
             }
-            for (IoHandle x; !HandleWaiters.done(handle, generation) && (x = p.issuers.helpNewest(handle.session(), handle)) != null; ) {
+            for (IoHandle x; !HandleWaiters.done(handle, generation) && (x = p.handOff.issuers.helpNewest(handle.session(), handle)) != null; ) {
                 x.performSynchronously(handle.session().callState());
                 p.waiters.wakeWaiters(x);
             }

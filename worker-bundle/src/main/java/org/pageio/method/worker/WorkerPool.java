@@ -10,33 +10,40 @@ import org.pageio.posix.Errno;
 
 /**
  * The engine of {@code io_method=worker} (PostgreSQL's method_worker.c plus the postmaster's part):
- * the submission of handles, the workers' life cycle, stop, and the gauges. Its parts, each
- * package-private and documented where its state is:
+ * the submission of handles, the workers' life cycle, stop, and the gauges.
+ *
+ * <h2>PostgreSQL's pool</h2>
+ * These parts follow method_worker.c, and read as it does:
  * <ul>
  *   <li>{@link SubmissionQueue}: the bounded ring and what its lock guards (idle and woken
  *       workers, whether it accepts, the poller);</li>
  *   <li>{@link WorkerSlots}: which of the 32 worker ids exist, the {@link IoWorker} of each, and
  *       waking them;</li>
- *   <li>{@link WakeUpRule}: whether queued handles need a worker woken (PostgreSQL's rule and the
- *       CPU cap), and {@link HeldWakeWatch}: the supervisor's watch over a wake-up held back;</li>
+ *   <li>{@link IoWorker}: dequeue, wake the next idle worker or ask for growth, execute, sleep,
+ *       retire ({@code io_worker_idle_timeout});</li>
+ *   <li>{@link PoolSupervisor}: the postmaster's part, launching workers between
+ *       {@code io_min_workers} and {@code io_max_workers};</li>
  *   <li>{@link HandleWaiters}: threads sleeping until a handle completed;
- *       {@link IssuerTakeBack}: what a waiting issuer executes itself;</li>
- *   <li>{@link PoolSupervisor}: the thread that launches workers and serves grow requests;
  *       {@link PoolCounters}: the gauges' counters.</li>
  * </ul>
- * Held here: {@code settings}, a volatile reference to an immutable {@link WorkerSettings},
- * replaced by {@link #reconfigure}, after which every worker and the supervisor are woken; and
- * {@code stopping}, volatile, set once by {@link #stop}.
  *
- * <h2>Wake-ups</h2>
+ * <h2>Wake-ups (PostgreSQL's one rule)</h2>
  * A worker marks itself idle <em>under the queue lock</em> when it finds the queue empty, and a
  * submitter chooses (and un-marks) the lowest idle worker under the same lock after enqueuing: so
  * either the worker saw the handle or the submitter saw the worker idle. {@link LockSupport#unpark}
  * before {@link LockSupport#park} is not lost (the permit). One worker is woken per batch; a worker
  * that dequeued wakes the lowest idle worker above itself while the queue is non-empty and it is
  * not itself getting useless wake-ups (the {@code hist_wakeups <= hist_ios} ratio), else asks for
- * growth when the queue is deeper than the number of workers. The CPU cap may hold either wake-up
- * back ({@link WakeUpRule}).
+ * growth when the queue is deeper than the number of workers.
+ *
+ * <h2>pageio's hand-off policy</h2>
+ * {@link HandOffPolicy} ({@link #handOff}) holds what pageio adds: the CPU cap that may hold either
+ * wake-up back, the supervisor's watch over a held wake-up, and issuers that take back or help
+ * with their own queued handles. The code above calls it at named points only.
+ *
+ * <p>Held here: {@code settings}, a volatile reference to an immutable {@link WorkerSettings},
+ * replaced by {@link #reconfigure}, after which every worker and the supervisor are woken; and
+ * {@code stopping}, volatile, set once by {@link #stop}.
  */
 final class WorkerPool {
 
@@ -44,10 +51,9 @@ final class WorkerPool {
     static final int MAX_WORKERS = WorkerSettings.MAX_WORKERS;
     /**
      * How long one worker at a time polls the queue before it goes idle: a hand-off within that
-     * time costs no futex wake-up and no context switch. Off (0): on a busy machine with few CPUs
-     * the polling costs more than it saves.
+     * time costs no futex wake-up and no context switch. Off (0): with few CPUs it costs more than it saves.
      */
-    static final long WORKER_SPIN_NANOS = 0;
+    static final long WORKER_SPIN_NANOS = 0; // why: docs/performance.md, "The worker pool's hand-off policy"
 
     private static final System.Logger LOG = System.getLogger(WorkerIoMethod.PID);
 
@@ -64,10 +70,9 @@ final class WorkerPool {
     final SubmissionQueue queue = new SubmissionQueue();
     final WorkerSlots workers = new WorkerSlots();
     final PoolCounters counters = new PoolCounters();
-    final HeldWakeWatch heldWakeWatch = new HeldWakeWatch(this);
-    final WakeUpRule wakeUpRule = new WakeUpRule(queue, workers, heldWakeWatch);
     final HandleWaiters waiters = new HandleWaiters(counters);
-    final IssuerTakeBack issuers = new IssuerTakeBack(this);
+    /** pageio's additions to PostgreSQL's hand-off (the CPU cap, the held-wake watch, take back and help). */
+    final HandOffPolicy handOff = new HandOffPolicy(this);
     final PoolSupervisor supervisor = new PoolSupervisor(this);
 
     private volatile WorkerSettings settings;
@@ -124,9 +129,10 @@ final class WorkerPool {
                     int depth = q.depthLocked();
                     if (q.polled()) {
                         if (depth > 1) {
-                            heldWakeWatch.holdLocked(now); // the poller takes one; the rest waits for its chain
+                            handOff.watch.holdLocked(now); // the poller takes one; the rest waits for its chain
                         }
-                    } else if (wakeUpRule.wakeNeededLocked(depth, now)) {
+                    } else if (depth > 0 && !handOff.cpuCap.holdsWakeLocked(now)) {
+                        // PostgreSQL: wake the lowest idle worker; the CPU cap may hold it back
                         worker = q.chooseIdleLocked(-1);
                     }
                 }
@@ -138,7 +144,7 @@ final class WorkerPool {
                 counters.countHandOff(PoolCounters.HO_SUBMIT_WAKES);
                 workers.wake(worker);
             } else {
-                heldWakeWatch.watch(now);
+                handOff.watch.watch(now);
             }
             if (queued < count && accepting()) {
                 counters.inlineQueueFull(count - queued);
@@ -375,15 +381,15 @@ final class WorkerPool {
         StringBuilder b = new StringBuilder(160);
         queue.lock();
         try {
-            long held = heldWakeWatch.heldAt();
+            long held = handOff.watch.heldAt();
             b.append("queue ").append(queue.depthLocked())
                     .append(", idle ").append(Long.toBinaryString(queue.idleLocked()))
                     .append(", woken ").append(Long.toBinaryString(queue.wokenLocked()))
                     .append(", registered ").append(Long.toBinaryString(workers.registered()))
-                    .append(", cpu cap ").append(wakeUpRule.cpuCap)
+                    .append(", cpu cap ").append(handOff.cpuCap.cpuCap)
                     .append(", held back ").append(held == 0 ? "never" : TimeUnit.NANOSECONDS.toMicros(now - held) + " µs ago")
                     .append(", supervisor ").append(supervisor.thread().getState())
-                    .append(heldWakeWatch.supervisorAsleep() ? " asleep" : "");
+                    .append(handOff.watch.supervisorAsleep() ? " asleep" : "");
             for (int id = 0; id < MAX_WORKERS; id++) {
                 IoWorker w = workers.worker(id);
                 if (w != null) {

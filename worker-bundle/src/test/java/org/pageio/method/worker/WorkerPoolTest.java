@@ -237,8 +237,8 @@ class WorkerPoolTest {
         start(WorkerSettings.of(2, 8, 60_000, interval));
         // PostgreSQL's rule alone: with take-back (or help) the four issuers absorb part of the
         // backlog themselves, the queue runs shallow and growth took over 10 s in one CI run.
-        method.pool().issuers.takeBackEnabled = false;
-        method.pool().issuers.issuerHelps = false;
+        method.pool().handOff.issuers.takeBackEnabled = false;
+        method.pool().handOff.issuers.issuerHelps = false;
         SlowCallback slow = new SlowCallback(2);
         try (Backlog b = new Backlog(4, slow)) {
             await("the pool grows to io_max_workers = 8", () -> method.stats().workersAlive() == 8);
@@ -524,7 +524,7 @@ class WorkerPoolTest {
      */
     private void assertIssuerHelps(boolean helps) throws Exception {
         start(WorkerSettings.of(1, 1, 60_000, 100_000));
-        method.pool().issuers.issuerHelps = helps;
+        method.pool().handOff.issuers.issuerHelps = helps;
         await("1 idle worker", () -> method.stats().workersIdle() == 1);
         GateCallback notes = new GateCallback(); // records the thread; never blocks the issuer
         notes.gate.countDown();
@@ -602,8 +602,8 @@ class WorkerPoolTest {
      */
     private void assertCpuCap(int cap) throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.pool().wakeUpRule.cpuCap = cap;
-        method.pool().wakeUpRule.busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
+        method.pool().handOff.cpuCap.cpuCap = cap;
+        method.pool().handOff.cpuCap.busyNanos = TimeUnit.HOURS.toNanos(1); // worker 0 counts as on a short I/O
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("cap");
@@ -642,8 +642,8 @@ class WorkerPoolTest {
     @Test
     void withTheCpuCapAReadBehindAWorkerThatStallsGoesToAnIdleWorkerWithoutAWaiter() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.pool().wakeUpRule.cpuCap = 1;
-        method.pool().wakeUpRule.busyNanos = TimeUnit.HOURS.toNanos(1);
+        method.pool().handOff.cpuCap.cpuCap = 1;
+        method.pool().handOff.cpuCap.busyNanos = TimeUnit.HOURS.toNanos(1);
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("stall");
@@ -655,7 +655,7 @@ class WorkerPoolTest {
             WorkerPoolStats st = method.stats();
             assertEquals(1, st.queueDepth(), "B waits behind worker 0: " + st + "; " + method.pool().wakeState());
             assertEquals(1, st.workersIdle(), "worker 1 was woken although worker 0 counts as short: " + st);
-            method.pool().wakeUpRule.busyNanos = TimeUnit.MILLISECONDS.toNanos(20); // worker 0 is inside A for > 50 ms: stalled
+            method.pool().handOff.cpuCap.busyNanos = TimeUnit.MILLISECONDS.toNanos(20); // worker 0 is inside A for > 50 ms: stalled
             await("worker 1 holds B", () -> gate.threads.contains("pageio io worker 1"), method.pool()::wakeState);
             assertEquals(List.of("pageio io worker 0", "pageio io worker 1"), List.copyOf(gate.threads));
             gate.gate.countDown();
@@ -675,7 +675,7 @@ class WorkerPoolTest {
     @Test
     void aWorkerInsideOneIoForLongDoesNotCountAsAwakeAndTheNextHandleWakesAnother() throws Exception {
         start(WorkerSettings.of(2, 2, 60_000, 100_000));
-        method.pool().wakeUpRule.cpuCap = 1;
+        method.pool().handOff.cpuCap.cpuCap = 1;
         await("2 idle workers", () -> method.stats().workersIdle() == 2);
         GateCallback gate = new GateCallback();
         IoSession s = ctx.openSession("long");

@@ -3,25 +3,25 @@ package org.pageio.method.worker;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Whether queued handles need a worker woken: PostgreSQL's rule (wake one whenever anything is
- * queued) with pageio's CPU cap on top. While {@link #cpuCap} workers are awake on short I/Os
- * ({@link #awakeSoonLocked}: copies from the page cache), nobody else is woken: a wake-up and the
- * sleep after it cost more CPU than such a copy, and the awake workers take the handle next. A
- * wake-up held back so is watched by the supervisor ({@link HeldWakeWatch}).
+ * Part of {@link HandOffPolicy}: the CPU cap on PostgreSQL's wake-up rule. PostgreSQL wakes an idle
+ * worker whenever anything is queued; while {@link #cpuCap} workers are awake on short I/Os
+ * ({@link #awakeSoonLocked}: copies from the page cache), the cap holds that wake-up back: a
+ * wake-up and the sleep after it cost more CPU than such a copy, and the awake workers take the
+ * handle next. A wake-up held back so is watched by the supervisor ({@link HeldWakeWatch}).
+ * why: docs/performance.md, "The worker pool's hand-off policy".
  *
  * <p>Every decision is taken under the queue lock, where the idle and woken sets and the workers'
  * {@code busySince} and {@code ioNanosAvg} are stable.
  */
-final class WakeUpRule {
+final class CpuCap {
 
     /** One CPU fewer than the JVM may use (the other runs the issuer), at least 1. */
     static final int DEFAULT_CPU_CAP = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
     /**
      * How long a worker may be inside one I/O and still count as taking the next queued handle
-     * soon ({@link #awakeSoonLocked}): 50 µs, about twice a 128 KiB read from the page cache with
-     * its checksums, a fraction of a read from a device.
+     * soon ({@link #awakeSoonLocked}): about twice a 128 KiB page-cache read with its checksums.
      */
-    static final long BUSY_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    static final long BUSY_NANOS = TimeUnit.MICROSECONDS.toNanos(50); // why: docs/performance.md, "The worker pool's hand-off policy"
 
     /**
      * The CPU cap: while this many workers are awake on short I/Os, nobody else is woken, and the
@@ -37,33 +37,30 @@ final class WakeUpRule {
     private final WorkerSlots workers;
     private final HeldWakeWatch watch;
 
-    WakeUpRule(SubmissionQueue queue, WorkerSlots workers, HeldWakeWatch watch) {
+    CpuCap(SubmissionQueue queue, WorkerSlots workers, HeldWakeWatch watch) {
         this.queue = queue;
         this.workers = workers;
         this.watch = watch;
     }
 
     /**
-     * Whether {@code depth} queued handles need another worker woken, {@code now} being
-     * {@link System#nanoTime}: whenever anything is queued, unless the CPU cap's count of workers
-     * that will take it soon is reached ({@link #awakeSoonLocked}); then the hold-back is noted for
-     * the supervisor's watch. An awake worker always looks at the queue under the lock before it
+     * Whether the cap holds back the wake-up PostgreSQL's rule asks for (handles are queued),
+     * {@code now} being {@link System#nanoTime}: the count of workers that will take them soon
+     * ({@link #awakeSoonLocked}) has reached the cap; then the hold-back is noted for the
+     * supervisor's watch. An awake worker always looks at the queue under the lock before it
      * sleeps, so a handle left to it is never stranded; it only waits until that worker's current
      * I/O is done. Queue lock held.
      */
-    boolean wakeNeededLocked(int depth, long now) {
-        if (depth <= 0) {
-            return false;
-        }
+    boolean holdsWakeLocked(long now) {
         int cap = cpuCap;
         if (cap == 0) {
-            return true;
+            return false;
         }
         if (awakeSoonLocked(now) >= cap) {
             watch.holdLocked(now);
-            return false;
+            return true;
         }
-        return true;
+        return false;
     }
 
     /**

@@ -1,0 +1,48 @@
+package org.pageio.method.worker;
+
+/**
+ * pageio's hand-off policy: what the pool adds to PostgreSQL's worker method, in one place, so that
+ * {@link WorkerPool}, {@link IoWorker} and {@link PoolSupervisor} read as method_worker.c with a
+ * named call where the policy steps in. PostgreSQL wakes one idle worker whenever anything is
+ * queued and lets a waiting backend sleep; the policy
+ * <ul>
+ *   <li>caps the workers woken for short I/Os at one fewer than the CPUs ({@link CpuCap}): while
+ *       that many are awake on page-cache copies, a wake-up is held back;</li>
+ *   <li>watches every held-back wake-up from the supervisor ({@link HeldWakeWatch}), so that a
+ *       worker counted on and then stalled does not strand the queue: PostgreSQL's wake-up, late by
+ *       at most one check;</li>
+ *   <li>lets a waiting issuer execute its own queued handle when the pool is behind, and its
+ *       newest queued handle while it waits for one a worker holds ({@link IssuerTakeBack}).</li>
+ * </ul>
+ * {@link HandOffStats} counts the hand-off's events, to measure the policy. {@link #postgresql()}
+ * switches every part off that can be (tests of PostgreSQL's rules); the watch stays, as it
+ * only repeats PostgreSQL's wake-up for handles left queued.
+ *
+ * <p>why: docs/performance.md, "The worker pool's hand-off policy". Created once per pool; its
+ * switches are volatile fields read once per decision.
+ */
+final class HandOffPolicy {
+
+    final HeldWakeWatch watch;
+    final CpuCap cpuCap;
+    final IssuerTakeBack issuers;
+
+    HandOffPolicy(WorkerPool pool) {
+        this.watch = new HeldWakeWatch(pool);
+        this.cpuCap = new CpuCap(pool.queue, pool.workers, watch);
+        this.issuers = new IssuerTakeBack(pool);
+    }
+
+    /** Turns the cap, take back and help off: PostgreSQL's wake-ups, and issuers that only sleep. */
+    void postgresql() {
+        cpuCap.cpuCap = 0;
+        issuers.takeBackEnabled = false;
+        issuers.issuerHelps = false;
+    }
+
+    /** Whether every switchable part is at its default (the cap one fewer than the CPUs, take back and help on). */
+    boolean isDefault() {
+        return cpuCap.cpuCap == CpuCap.DEFAULT_CPU_CAP && cpuCap.busyNanos == CpuCap.BUSY_NANOS
+                && issuers.takeBackEnabled && issuers.issuerHelps;
+    }
+}
