@@ -24,11 +24,14 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param registeredBuffers        offer the pool's pages to the I/O method to register with the kernel
  *                                 (io_uring's fixed buffers: no per-I/O page mapping); default on
  * @param hugePages                {@code huge_pages}: back the pool's pages with 2 MB pages; default try
+ * @param readStreamPolicy         {@code read_stream_policy}: PostgreSQL's look-ahead alone, or with pageio's
+ *                                 look-ahead policies (the default)
  */
 public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
         int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
         boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
-        long segmentBlocks, boolean directIo, boolean registeredBuffers, HugePages hugePages) {
+        long segmentBlocks, boolean directIo, boolean registeredBuffers, HugePages hugePages,
+        ReadStreamPolicy readStreamPolicy) {
 
     /** Which read-stream look-ahead algorithm to use (docs/postgresql.md, "Read streams"). */
     public enum Lookahead {
@@ -36,6 +39,32 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         PG18,
         /** Separate read-ahead and combine distances; read-ahead grows only on waits; decay hold-off. */
         PG19
+    }
+
+    /**
+     * {@code read_stream_policy} (pageio's): whether a read stream runs PostgreSQL's look-ahead alone or
+     * with pageio's look-ahead policies (bufmgr-bundle/README.md, "pageio's look-ahead policies").
+     */
+    public enum ReadStreamPolicy {
+        /** PostgreSQL's look-ahead plus the policies where they apply (the default). */
+        PAGEIO,
+        /** read_stream.c's look-ahead only: no policy steps in. */
+        POSTGRESQL;
+
+        /** The setting's value: {@code pageio} or {@code postgresql}. */
+        public String value() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** {@code pageio} or {@code postgresql} (any case); otherwise an error naming the setting and the valid values. */
+        public static ReadStreamPolicy parse(String value) {
+            for (ReadStreamPolicy p : values()) {
+                if (p.value().equalsIgnoreCase(value == null ? "" : value.trim())) {
+                    return p;
+                }
+            }
+            throw new IllegalArgumentException("read_stream_policy = '" + value + "' is not valid: valid values are pageio, postgresql");
+        }
     }
 
     /**
@@ -82,9 +111,22 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         if (hugePages == null) {
             throw new IllegalArgumentException("huge_pages must be try, on or off");
         }
+        if (readStreamPolicy == null) {
+            throw new IllegalArgumentException("read_stream_policy must be pageio or postgresql");
+        }
         if (segmentBlocks < 1) {
             throw new IllegalArgumentException("segment size " + segmentBlocks + " blocks is out of range: at least 1");
         }
+    }
+
+    /** The 2.2 constructor: {@code read_stream_policy = pageio}. */
+    public BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcurrency, int ioMaxCombineLimit,
+            int ioCombineLimit, int effectiveIoConcurrency, int maintenanceIoConcurrency, boolean zeroDamagedPages,
+            boolean ignoreChecksumFailure, boolean trackIoTiming, Lookahead readStreamLookahead, boolean dataChecksums,
+            long segmentBlocks, boolean directIo, boolean registeredBuffers, HugePages hugePages) {
+        this(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit, effectiveIoConcurrency,
+                maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure, trackIoTiming, readStreamLookahead,
+                dataChecksums, segmentBlocks, directIo, registeredBuffers, hugePages, ReadStreamPolicy.PAGEIO);
     }
 
     /** The 1.6 constructor: {@code huge_pages = try}. */
@@ -94,7 +136,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
             long segmentBlocks, boolean directIo, boolean registeredBuffers) {
         this(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit, effectiveIoConcurrency,
                 maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure, trackIoTiming, readStreamLookahead,
-                dataChecksums, segmentBlocks, directIo, registeredBuffers, HugePages.TRY);
+                dataChecksums, segmentBlocks, directIo, registeredBuffers, HugePages.TRY, ReadStreamPolicy.PAGEIO);
     }
 
     /** The 1.5 constructor: registered buffers on, {@code huge_pages = try}. */
@@ -104,7 +146,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
             long segmentBlocks, boolean directIo) {
         this(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit, effectiveIoConcurrency,
                 maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure, trackIoTiming, readStreamLookahead,
-                dataChecksums, segmentBlocks, directIo, true, HugePages.TRY);
+                dataChecksums, segmentBlocks, directIo, true, HugePages.TRY, ReadStreamPolicy.PAGEIO);
     }
 
     public static BufMgrSettings defaults() {
@@ -156,6 +198,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         b.directIo = directIo;
         b.registeredBuffers = registeredBuffers;
         b.hugePages = hugePages;
+        b.readStreamPolicy = readStreamPolicy;
         return b;
     }
 
@@ -183,6 +226,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
         public boolean directIo;
         public boolean registeredBuffers = true;
         public HugePages hugePages = HugePages.TRY;
+        public ReadStreamPolicy readStreamPolicy = ReadStreamPolicy.PAGEIO;
 
         public Builder sharedBuffers(int blocks) {
             sharedBuffers = blocks;
@@ -219,6 +263,11 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
             return this;
         }
 
+        public Builder readStreamPolicy(ReadStreamPolicy p) {
+            readStreamPolicy = p;
+            return this;
+        }
+
         public Builder maxSessions(int n) {
             maxSessions = n;
             return this;
@@ -233,7 +282,7 @@ public record BufMgrSettings(int sharedBuffers, int maxSessions, int ioMaxConcur
             return new BufMgrSettings(sharedBuffers, maxSessions, ioMaxConcurrency, ioMaxCombineLimit, ioCombineLimit,
                     effectiveIoConcurrency, maintenanceIoConcurrency, zeroDamagedPages, ignoreChecksumFailure,
                     trackIoTiming, readStreamLookahead, dataChecksums, segmentBlocks, directIo, registeredBuffers,
-                    hugePages);
+                    hugePages, readStreamPolicy);
         }
     }
 }

@@ -14,7 +14,10 @@
  * {@link org.pageio.bufmgr.BufferPool#checksumFailures()},
  * {@link org.pageio.bufmgr.BufferPool#streamTotals()} (what the read streams that ended did; a
  * stream adds its counts through {@link org.pageio.bufmgr.StreamingReads#streamTotals()}).
+ *
+ * <p>2.3.0: {@link org.pageio.bufmgr.BufMgrSettings#readStreamPolicy()} ({@code read_stream_policy}):
+ * PostgreSQL's look-ahead alone, or with pageio's look-ahead policies.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("2.3.0")
 package org.pageio.bufmgr;

@@ -137,4 +137,47 @@ class ReadStreamRefillTest extends PoolTestBase {
         scanEveryOtherBlock(0, 256);
         assertEquals(256, m.submissions.size(), "one submission per read, as before: " + m.submissions);
     }
+
+    /**
+     * {@code read_stream_policy = postgresql}: read_stream.c's look-ahead alone. The same deep
+     * sequential stream that groups its refills under the default looks ahead at every consumed
+     * buffer, so once deep most reads go out alone; reads that complete as they are submitted never
+     * go in pairs.
+     */
+    @Test
+    void underThePostgresqlPolicyNoLookAheadPolicyStepsIn() throws Exception {
+        int blocks = 512;
+        TestMethods.Delaying m = batches();
+        closeLast.add(m);
+        pool(m, small().sharedBuffers(1024).maxSessions(4).readStreamPolicy(BufMgrSettings.ReadStreamPolicy.POSTGRESQL)
+                .build());
+        scanEveryOtherBlock(ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, blocks);
+        List<Integer> batches = List.copyOf(m.submissions);
+        long singles = batches.stream().filter(n -> n == 1).count();
+        assertTrue(singles >= blocks / 2, "PostgreSQL's refill at every buffer: " + singles + " single-read submissions of "
+                + batches.size() + ": " + batches);
+
+        TestMethods.Delaying cached = new TestMethods.Delaying("test-complete-at-submission", false, n -> false, 0);
+        closeLast.add(cached);
+        pool(cached, small().sharedBuffers(1024).maxSessions(4).readStreamPolicy(BufMgrSettings.ReadStreamPolicy.POSTGRESQL)
+                .build());
+        SmgrRelation rel = relation(60103, 512);
+        try (BufferSession s = pool.openSession("client");
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 512),
+                        ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, null, new ReadStream.Options(16, 16, null))) {
+            for (int buf; (buf = stream.next()) >= 0; ) {
+                s.releaseBuffer(buf);
+            }
+        }
+        assertTrue(cached.submissions.stream().allMatch(n -> n == 1), "no pairs: " + cached.submissions);
+    }
+
+    @Test
+    void theSettingNamesItsValidValues() {
+        assertEquals(BufMgrSettings.ReadStreamPolicy.POSTGRESQL, BufMgrSettings.ReadStreamPolicy.parse(" PostgreSQL "));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> BufMgrSettings.ReadStreamPolicy.parse("pg19"));
+        assertEquals("read_stream_policy = 'pg19' is not valid: valid values are pageio, postgresql", e.getMessage());
+        assertEquals(BufMgrSettings.ReadStreamPolicy.PAGEIO, BufMgrSettings.defaults().readStreamPolicy());
+    }
 }

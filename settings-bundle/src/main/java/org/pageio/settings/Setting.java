@@ -64,6 +64,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("ignore_checksum_failure", Unit.NONE, "superuser", false),
             new Known("track_io_timing", Unit.NONE, "superuser", false),
             new Known("read_stream_lookahead", Unit.NONE, "pageio", false),
+            new Known("read_stream_policy", Unit.NONE, "pageio", false),
             new Known("io_uring_registered_buffers", Unit.NONE, "pageio", false),
             new Known(IO_METHOD, Unit.NONE, "postmaster", false),
             new Known("io_min_workers", Unit.NONE, "sighup", false),
@@ -71,6 +72,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("io_worker_idle_timeout", Unit.MS, "sighup", false),
             new Known("io_worker_launch_interval", Unit.MS, "sighup", false),
             new Known("io_workers", Unit.NONE, "sighup", true),
+            new Known("io_worker_policy", Unit.NONE, "pageio", false),
             // PostgreSQL: bgwriter_delay integer ms 10..10000, bgwriter_lru_maxpages integer 0..1073741823,
             // bgwriter_lru_multiplier real 0..10; all three sighup
             new Known("bgwriter_delay", Unit.MS, "sighup", false),

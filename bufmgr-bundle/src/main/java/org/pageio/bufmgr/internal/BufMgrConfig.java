@@ -58,6 +58,13 @@ public @interface BufMgrConfig {
         @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL 19", value = "pg19")})
     String read__stream__lookahead() default "pg19";
 
+    @AttributeDefinition(name = "read_stream_policy", description = "pageio: PostgreSQL's look-ahead with pageio's"
+            + " look-ahead policies where they apply (direct I/O ramp-up, grouped refills, paired reads); postgresql:"
+            + " read_stream.c's look-ahead alone", options = {
+        @org.osgi.service.metatype.annotations.Option(label = "pageio", value = "pageio"),
+        @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL", value = "postgresql")})
+    String read__stream__policy() default "pageio";
+
     @AttributeDefinition(name = "bgwriter_delay", description = "Background writer sleep between rounds, in ms", min = "10", max = "10000")
     int bgwriter__delay() default 200;
 

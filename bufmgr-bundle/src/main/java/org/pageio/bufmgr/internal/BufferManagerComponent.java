@@ -306,6 +306,7 @@ public final class BufferManagerComponent implements BufferManager {
         b.directIo = directIo;
         b.registeredBuffers = config.io__uring__registered__buffers();
         b.hugePages = BufMgrSettings.HugePages.parse(config.huge__pages());
+        b.readStreamPolicy = BufMgrSettings.ReadStreamPolicy.parse(config.read__stream__policy());
         return b.build();
     }
 

@@ -31,7 +31,7 @@ import org.pageio.posix.PosixException;
  *
  * <h2>pageio's additions (look-ahead policies)</h2>
  * Each departure from read_stream.c is a policy object of its own, created with the stream when it
- * applies ({@code null} otherwise), so that the code below reads as PostgreSQL's with a named call
+ * applies and {@code read_stream_policy = pageio} (the default), {@code null} otherwise, so that the code below reads as PostgreSQL's with a named call
  * where a policy steps in; the measurements behind each are in docs/performance.md:
  * <ul>
  *   <li>{@link DirectIoRamp}: under direct I/O a sequential stream starts at full combine size and
@@ -198,10 +198,12 @@ public final class ReadStream implements AutoCloseable {
         boolean sequential = (flags & SEQUENTIAL) != 0;
         boolean batching = (flags & USE_BATCHING) != 0;
         this.advise = session.defersReads() && !direct && !sequential;
-        this.directIoRamp = DirectIoRamp.forStream(direct, sequential);
-        this.groupedRefills = GroupedRefills.forStream(batching, sequential, maxIos, session.defersReads());
-        this.pairedReads = PairedReads.forStream(pg19, batching, sequential, session.defersReads(), maxPinned,
-                ioCombineLimit);
+        // read_stream_policy = postgresql: read_stream.c alone, no policy steps in
+        boolean policies = s.readStreamPolicy() == BufMgrSettings.ReadStreamPolicy.PAGEIO;
+        this.directIoRamp = policies ? DirectIoRamp.forStream(direct, sequential) : null;
+        this.groupedRefills = policies ? GroupedRefills.forStream(batching, sequential, maxIos, session.defersReads()) : null;
+        this.pairedReads = policies ? PairedReads.forStream(pg19, batching, sequential, session.defersReads(), maxPinned,
+                ioCombineLimit) : null;
         this.queueSize = maxPinned + 1;
         this.queue = new int[queueSize + ioCombineLimit - 1];
         this.data = new long[queueSize];

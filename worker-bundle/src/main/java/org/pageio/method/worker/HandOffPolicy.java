@@ -14,14 +14,19 @@ package org.pageio.method.worker;
  *   <li>lets a waiting issuer execute its own queued handle when the pool is behind, and its
  *       newest queued handle while it waits for one a worker holds ({@link IssuerTakeBack}).</li>
  * </ul>
- * {@link HandOffStats} counts the hand-off's events, to measure the policy. {@link #postgresql()}
- * switches every part off that can be (tests of PostgreSQL's rules); the watch stays, as it
- * only repeats PostgreSQL's wake-up for handles left queued.
+ * {@link HandOffStats} counts the hand-off's events, to measure the policy. The setting
+ * {@code io_worker_policy} selects it: {@code pageio} (the default, {@link #pageio()}) or
+ * {@code postgresql} ({@link #postgresql()}), which switches every part off that can be; the watch
+ * stays, as it only repeats PostgreSQL's wake-up for handles left queued.
  *
  * <p>why: docs/performance.md, "The worker pool's hand-off policy". Created once per pool; its
  * switches are volatile fields read once per decision.
  */
 final class HandOffPolicy {
+
+    /** {@code io_worker_policy} values. */
+    static final String PAGEIO = "pageio";
+    static final String POSTGRESQL = "postgresql";
 
     final HeldWakeWatch watch;
     final CpuCap cpuCap;
@@ -38,6 +43,29 @@ final class HandOffPolicy {
         cpuCap.cpuCap = 0;
         issuers.takeBackEnabled = false;
         issuers.issuerHelps = false;
+    }
+
+    /** Turns every part back on at its default: the cap one fewer than the CPUs, take back and help. */
+    void pageio() {
+        cpuCap.busyNanos = CpuCap.BUSY_NANOS;
+        cpuCap.cpuCap = CpuCap.DEFAULT_CPU_CAP;
+        issuers.takeBackEnabled = true;
+        issuers.issuerHelps = true;
+    }
+
+    /**
+     * Applies {@code io_worker_policy}: {@code pageio} or {@code postgresql} (any case).
+     *
+     * @throws IllegalArgumentException naming the setting and its valid values
+     */
+    void select(String value) {
+        String v = value == null ? "" : value.strip().toLowerCase(java.util.Locale.ROOT);
+        switch (v) {
+            case PAGEIO -> pageio();
+            case POSTGRESQL -> postgresql();
+            default -> throw new IllegalArgumentException("io_worker_policy = '" + value
+                    + "' is not valid: valid values are pageio, postgresql");
+        }
     }
 
     /** Whether every switchable part is at its default (the cap one fewer than the CPUs, take back and help on). */

@@ -37,4 +37,12 @@ public @interface WorkerConfig {
             description = "PostgreSQL 18's setting, removed in 19: io_workers = n means io_min_workers = io_max_workers"
                     + " = n (a fixed pool) and overrides both. -1 = unset (the default).")
     int io__workers() default WorkerSettings.UNSET;
+
+    @AttributeDefinition(name = "io_worker_policy", description = "pageio: PostgreSQL's pool with pageio's hand-off"
+            + " policy (a CPU cap on wake-ups for short I/Os, issuers that take back or help with queued I/O);"
+            + " postgresql: method_worker.c's wake-ups alone, waiting issuers only sleep. Default pageio.",
+            options = {
+                @org.osgi.service.metatype.annotations.Option(label = "pageio", value = HandOffPolicy.PAGEIO),
+                @org.osgi.service.metatype.annotations.Option(label = "PostgreSQL", value = HandOffPolicy.POSTGRESQL)})
+    String io__worker__policy() default HandOffPolicy.PAGEIO;
 }

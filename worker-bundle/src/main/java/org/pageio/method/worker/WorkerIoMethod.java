@@ -70,7 +70,17 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             s = WorkerSettings.DEFAULTS;
         }
         start(new WorkerPool(s));
+        selectPolicy(config.io__worker__policy());
         mbean = WorkerPoolMBean.register(this);
+    }
+
+    /** {@code io_worker_policy}, live; an invalid value is rejected in one line and the policy in force stays. */
+    private void selectPolicy(String value) {
+        try {
+            pool.handOff.select(value);
+        } catch (IllegalArgumentException e) {
+            LOG.log(System.Logger.Level.WARNING, e.getMessage() + "; keeping the policy in force");
+        }
     }
 
     /**
@@ -88,6 +98,7 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
             return;
         }
         apply(s);
+        selectPolicy(config.io__worker__policy());
     }
 
     /**

@@ -67,6 +67,35 @@ class HandOffPolicyTest {
         assertFalse(policy.issuers.issuerHelps);
     }
 
+    /** A configuration as ConfigAdmin would deliver it: every attribute at its default but {@code io_worker_policy}. */
+    static WorkerConfig config(String policy) {
+        WorkerConfig d = WorkerPoolTest.config(WorkerSettings.DEFAULT_MIN_WORKERS, WorkerSettings.DEFAULT_MAX_WORKERS,
+                WorkerSettings.DEFAULT_IDLE_TIMEOUT_MS, WorkerSettings.DEFAULT_LAUNCH_INTERVAL_MS, WorkerSettings.UNSET);
+        return (WorkerConfig) java.lang.reflect.Proxy.newProxyInstance(WorkerConfig.class.getClassLoader(),
+                new Class<?>[] {WorkerConfig.class}, (proxy, m, args) -> m.getName().equals("io__worker__policy") ? policy
+                        : m.invoke(d, args));
+    }
+
+    @Test
+    void theSettingSelectsThePolicyLiveAndKeepsItOnABadValue() {
+        WorkerIoMethod method = new WorkerIoMethod();
+        method.activate(config("postgresql"));
+        try {
+            HandOffPolicy p = method.pool().handOff;
+            assertFalse(p.isDefault(), "io_worker_policy = postgresql at activation");
+            assertEquals(0, p.cpuCap.cpuCap);
+            method.modified(config("pageio"));
+            assertTrue(p.isDefault(), "io_worker_policy = pageio, applied live");
+            method.modified(config("bogus"));
+            assertTrue(p.isDefault(), "a bad value keeps the policy in force");
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> p.select("pg19"));
+            assertEquals("io_worker_policy = 'pg19' is not valid: valid values are pageio, postgresql", e.getMessage());
+        } finally {
+            method.close();
+        }
+    }
+
     @Test
     void workersOnShortIosUpToTheCapHoldTheWakeUpBack() {
         policy.cpuCap.cpuCap = 2;

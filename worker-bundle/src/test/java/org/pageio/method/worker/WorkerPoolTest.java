@@ -1007,6 +1007,10 @@ class WorkerPoolTest {
             public int io__workers() {
                 return ioWorkers;
             }
+
+            public String io__worker__policy() {
+                return HandOffPolicy.PAGEIO;
+            }
         };
     }
 }
