@@ -36,7 +36,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code pageio} page in a real browser — Debian's chromium driven by Selenium through
  * {@code /usr/bin/chromedriver}: it logs in with the generated password, sees the method in use,
  * the stat_io table after a scan, the live aios view refreshing, the live chart's reads/s at 0 before
- * the scan and above 0 after it, the newest drill result, and an
+ * the scan and above 0 after it, the newest drill result (a real drill's Markdown as tables, the page no wider
+ * than a 1280-px window), and an
  * invalid setting refused with the old value kept, and a settings POST forged as another site's page would
  * send it (another Origin or Referer, no form token) refused with 403. Screenshots go to {@code itest/target/}.
  * Plain JUnit, no Pax Exam. Fails (never skips) when chromium or the jar is missing.
@@ -230,17 +231,36 @@ public class WebConsolePluginIT {
             assertEquals(200, ownPage.statusCode());
             assertTrue(ownPage.body(), ownPage.body().contains("SET io_max_workers = 3 (was 9)"));
 
-            // the newest drill result
+            // the newest drill result: a real drill's Markdown (web-bundle's test fixture), as tables within the window
             Path results = Files.createDirectories(data.resolve("drill-results"));
-            Files.writeString(results.resolve("20260101-000000.md"), "| method | median |\n| sync | 1.0 s |\n");
+            Path fixture = target.getParent().resolveSibling("web-bundle")
+                    .resolve("src/test/resources/org/pageio/web/drill-result.md");
+            Files.copy(fixture, results.resolve("20260101-000000.md"));
             Files.writeString(results.resolve("20260101-000000.svg"), "<svg xmlns='http://www.w3.org/2000/svg' width='120'"
                     + " height='40'><rect width='100' height='20' fill='#36c'/></svg>");
+            browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 2200));
             browser.get("http://127.0.0.1:" + port + "/system/console/pageio");
             String drill = wait.until(d -> d.findElement(By.id("pageio-drill"))).getText();
-            assertTrue(drill, drill.contains("| sync | 1.0 s |"));
-            Number width = (Number) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+            assertTrue(drill, drill.contains("For this storage, choose io_method="));
+            List<WebElement> drillTables = browser.findElements(By.cssSelector("#pageio-drill table"));
+            assertEquals(11, drillTables.size());
+            assertEquals(List.of("method", "execution ms", "I/O wait ms"), drillTables.get(0)
+                    .findElements(By.tagName("th")).stream().limit(3).map(WebElement::getText).toList());
+            assertEquals("sync", drillTables.get(0).findElement(By.cssSelector("tbody td")).getText());
+            assertTrue("no preformatted text", browser.findElements(By.cssSelector("#pageio-drill pre")).isEmpty());
+            org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) browser;
+            Number width = (Number) js.executeScript(
                     "var i = document.querySelector('#pageio-drill img'); return i && i.complete ? i.naturalWidth : -1;");
             assertEquals("the drill chart loads", 120L, width.longValue());
+            String widths = String.valueOf(js.executeScript("return document.documentElement.scrollWidth + ' ' + "
+                    + "document.documentElement.clientWidth + ' ' + [].filter.call(document.querySelectorAll('#pageio-drill .pageio-wide'),"
+                    + " function (d) { return d.scrollWidth > d.clientWidth; }).length"));
+            js.executeScript("document.getElementById('pageio-drill').scrollIntoView()");
+            screenshot(browser, "webconsole-pageio-drill.png");
+            String[] w = widths.split(" ");
+            assertTrue("the page (" + w[0] + " px) is not wider than the window (" + w[1] + " px inside)",
+                    Integer.parseInt(w[0]) <= Integer.parseInt(w[1]));
+            assertEquals("drill tables that had to scroll instead of wrapping their cells", "0", w[2]);
             System.out.println("---- stat_io as the page showed it\n" + stat);
         } catch (RuntimeException | AssertionError e) {
             if (browser != null) {

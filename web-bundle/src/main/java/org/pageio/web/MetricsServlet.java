@@ -72,7 +72,7 @@ public final class MetricsServlet extends HttpServlet {
             }
         }
         resp.setHeader("Cache-Control", "no-store");
-        resp.setContentType(PrometheusText.CONTENT_TYPE);
+        resp.setContentType(PageioMetrics.CONTENT_TYPE);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         resp.setContentLength(bytes.length);
         resp.getOutputStream().write(bytes);

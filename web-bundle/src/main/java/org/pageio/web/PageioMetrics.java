@@ -1,6 +1,10 @@
 package org.pageio.web;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,10 +26,20 @@ import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.ReadStreamTotals;
 import org.pageio.bufmgr.MethodStatus;
 import org.pageio.bufmgr.stats.StatIo;
-import org.pageio.web.PrometheusText.Type;
+
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 
 /**
- * What {@code /metrics} shows, in Prometheus' text format ({@link PrometheusText}): every
+ * What {@code /metrics} shows, as the snapshots of Prometheus' Java client ({@link MetricSnapshots}:
+ * {@link CounterSnapshot}s and {@link GaugeSnapshot}s with {@link Labels}), written in the text format
+ * 0.0.4 by the client's {@link PrometheusTextFormatWriter}: every
  * {@code stat_io} counter by {@code backend_type}, {@code object}, {@code context} and
  * {@code io_method} (PostgreSQL's {@code pg_stat_io} names, times in seconds), the I/O handles in
  * use by state (what {@code pageio:aios} lists), the buffer pool ({@code pg_buffercache_summary()}),
@@ -33,12 +47,24 @@ import org.pageio.web.PrometheusText.Type;
  * component is active, its pool ({@code org.pageio:type=WorkerPool} over JMX).
  *
  * <p>Everything is read when scraped, from numbers the buffer manager and the worker pool keep
- * anyway: nothing is counted per I/O for this view. Any thread.
+ * anyway: nothing is counted per I/O for this view. The names are given whole, a counter's with its
+ * {@code _total} (the writer adds none then); the library checks the names, labels and values,
+ * refuses a family or series twice, escapes, orders the families by name and the samples by their
+ * labels, and writes every value as a double ({@code 1.0}). Any thread.
  */
 final class PageioMetrics {
 
     /** The worker method's MXBean (worker-bundle's {@code WorkerPoolMBean}). */
     static final String WORKER_POOL = "org.pageio:type=WorkerPool";
+
+    /** The text format 0.0.4, without {@code _created} series. Stateless: shared by every scrape. */
+    private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
+
+    /** The {@code Content-Type} of a scrape: the writer's ({@code text/plain; version=0.0.4; charset=utf-8}). */
+    static final String CONTENT_TYPE = WRITER.getContentType();
+
+    /** A metric family's type. */
+    enum Type { COUNTER, GAUGE }
 
     private PageioMetrics() {
     }
@@ -49,7 +75,18 @@ final class PageioMetrics {
     }
 
     static String scrape(BufferManager b, MBeanServer server) {
-        PrometheusText t = new PrometheusText();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+        try {
+            WRITER.write(out, snapshots(b, server));
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing the metrics to memory failed: " + e, e); // a byte array does not fail
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The families for buffer manager {@code b} (null: not running) and the worker pool in {@code server}. */
+    static MetricSnapshots snapshots(BufferManager b, MBeanServer server) {
+        Families t = new Families();
         t.family("pageio_up", Type.GAUGE, "1 while the buffer manager runs, else 0 (it restarts on a setting change"
                 + " or refused to start; see pageio:settings)").sample(b == null ? 0 : 1);
         if (b != null) {
@@ -61,23 +98,75 @@ final class PageioMetrics {
             method(t, b.methodStatus());
         }
         workerPool(t, server);
-        return t.toString();
+        return t.build();
+    }
+
+    /**
+     * The families of one scrape, built as their samples come: {@link #family} starts one, {@link Family#sample}
+     * adds to it. One scrape, one thread.
+     */
+    static final class Families {
+        private final List<Family> families = new ArrayList<>();
+
+        Family family(String name, Type type, String help) {
+            Family f = new Family(name, type, help);
+            families.add(f);
+            return f;
+        }
+
+        /** The library's snapshots; its checks (names, labels, duplicates) throw IllegalArgumentException. */
+        MetricSnapshots build() {
+            List<MetricSnapshot> out = new ArrayList<>(families.size());
+            for (Family f : families) {
+                out.add(f.build());
+            }
+            return new MetricSnapshots(out);
+        }
+    }
+
+    /** One family and its samples. */
+    static final class Family {
+        private final Type type;
+        private final CounterSnapshot.Builder counter;
+        private final GaugeSnapshot.Builder gauge;
+
+        private Family(String name, Type type, String help) {
+            this.type = type;
+            this.counter = type == Type.COUNTER ? CounterSnapshot.builder().name(name).help(help) : null;
+            this.gauge = type == Type.GAUGE ? GaugeSnapshot.builder().name(name).help(help) : null;
+        }
+
+        /** A sample with labels given as name, value, name, value, … */
+        Family sample(double value, String... labels) {
+            Labels l = Labels.of(labels);
+            if (type == Type.COUNTER) {
+                counter.dataPoint(CounterDataPointSnapshot.builder().value(value).labels(l).build());
+            } else {
+                gauge.dataPoint(GaugeDataPointSnapshot.builder().value(value).labels(l).build());
+            }
+            return this;
+        }
+
+        private MetricSnapshot build() {
+            return type == Type.COUNTER ? counter.build() : gauge.build();
+        }
     }
 
     /** One counter family per pg_stat_io column, the samples of every row; then when each row was reset. */
-    static void statIo(PrometheusText t, List<StatIo.Row> rows) {
+    static void statIo(Families t, List<StatIo.Row> rows) {
         for (StatIo.Column c : StatIo.Column.values()) {
             boolean time = c.label().endsWith("_time");
-            t.family("pageio_stat_io_" + c.label() + (time ? "_seconds" : "") + "_total", Type.COUNTER, statIoHelp(c));
+            Family f = t.family("pageio_stat_io_" + c.label() + (time ? "_seconds" : "") + "_total", Type.COUNTER,
+                    statIoHelp(c));
             for (StatIo.Row r : rows) {
                 long v = r.value(c);
-                t.sample(time ? v / 1e9 : v, statIoLabels(r));
+                f.sample(time ? v / 1e9 : v, statIoLabels(r));
             }
         }
-        t.family("pageio_stat_io_stats_reset_timestamp_seconds", Type.GAUGE,
+        Family reset = t.family("pageio_stat_io_stats_reset_timestamp_seconds", Type.GAUGE,
                 "When the row's counters were last reset (pg_stat_io.stats_reset), seconds since the epoch");
         for (StatIo.Row r : rows) {
-            t.sample(r.statsReset().toEpochMilli() / 1e3, statIoLabels(r));
+            reset.sample(r.statsReset().toEpochMilli() / 1e3, statIoLabels(r));
         }
     }
 
@@ -105,7 +194,7 @@ final class PageioMetrics {
     }
 
     /** Handles in use by state: a count of every handle's state word, no row built (cheaper than pg_aios). */
-    static void aios(PrometheusText t, AioContext aio) {
+    static void aios(Families t, AioContext aio) {
         int[] byState = new int[IoHandle.COMPLETED_LOCAL + 1];
         int n = aio.handleCount();
         for (int i = 0; i < n; i++) {
@@ -114,14 +203,15 @@ final class PageioMetrics {
                 byState[s]++;
             }
         }
-        t.family("pageio_aio_handles", Type.GAUGE, "I/O handles in use by state, as pageio:aios (pg_aios) lists them");
+        Family handles = t.family("pageio_aio_handles", Type.GAUGE, "I/O handles in use by state, as pageio:aios (pg_aios)"
+                + " lists them");
         for (int s = IoHandle.HANDED_OUT; s < byState.length; s++) {
-            t.sample(byState[s], "state", IoHandle.stateName(s));
+            handles.sample(byState[s], "state", IoHandle.stateName(s));
         }
         t.family("pageio_aio_handle_slots", Type.GAUGE, "I/O handles there are, in use or idle").sample(n);
     }
 
-    static void buffers(PrometheusText t, BufferPool pool) {
+    static void buffers(Families t, BufferPool pool) {
         BufferCacheSummary s = pool.summary();
         t.family("pageio_shared_buffers", Type.GAUGE, "Buffers in the pool (shared_buffers, 8 kB each)").sample(pool.nbuffers());
         t.family("pageio_buffers_used", Type.GAUGE, "Buffers holding a valid page (pg_buffercache_summary)").sample(s.used());
@@ -142,7 +232,7 @@ final class PageioMetrics {
      * is the mean look-ahead distance, {@code rate(…_ios_in_progress_sum_total) /
      * rate(…_ios_total)} the mean reads in flight, of the streams that ended in the interval.
      */
-    static void streams(PrometheusText t, ReadStreamTotals r) {
+    static void streams(Families t, ReadStreamTotals r) {
         t.family("pageio_read_streams_total", Type.COUNTER, "Read streams that ended (their counts are in the"
                 + " pageio_read_stream_* sums)").sample(r.streams());
         t.family("pageio_read_stream_buffers_total", Type.COUNTER, "Buffers the ended read streams returned")
@@ -158,7 +248,7 @@ final class PageioMetrics {
                 .sample(r.waitNanos() / 1e9);
     }
 
-    static void method(PrometheusText t, MethodStatus m) {
+    static void method(Families t, MethodStatus m) {
         t.family("pageio_io_method_info", Type.GAUGE, "The I/O method reads go to (none while they wait for one) and what"
                 + " io_method asks for").sample(1, "io_method", m.method() == null ? "none" : m.method(),
                         "wanted", String.valueOf(m.wanted()));
@@ -197,7 +287,7 @@ final class PageioMetrics {
     };
 
     /** The worker method's pool, when its component is active; nothing otherwise. */
-    static void workerPool(PrometheusText t, MBeanServer server) {
+    static void workerPool(Families t, MBeanServer server) {
         List<String> names = new ArrayList<>();
         WORKER.forEach(w -> names.add(w.attribute()));
         for (String[] i : ISSUER) {
@@ -223,12 +313,13 @@ final class PageioMetrics {
                 t.family(w.name(), w.type(), w.help()).sample(v.doubleValue());
             }
         }
-        t.family("pageio_io_worker_issuer_ios_total", Type.COUNTER, "I/Os of io_method=worker that the issuing thread"
-                + " executed itself, by why: the queue was full, its lock was busy, or the issuer took its I/O back");
+        Family issuer = t.family("pageio_io_worker_issuer_ios_total", Type.COUNTER, "I/Os of io_method=worker that the"
+                + " issuing thread executed itself, by why: the queue was full, its lock was busy, or the issuer took its"
+                + " I/O back");
         for (String[] i : ISSUER) {
             Number v = byName.get(i[0]);
             if (v != null) {
-                t.sample(v.doubleValue(), "reason", i[1]);
+                issuer.sample(v.doubleValue(), "reason", i[1]);
             }
         }
     }

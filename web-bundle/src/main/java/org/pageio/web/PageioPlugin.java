@@ -42,7 +42,8 @@ import org.pageio.report.StatViews;
  * an edit form that goes through {@code pageio:set}'s validation, {@code pg_stat_io} with bytes per
  * read, a live {@code pg_aios} view (the page polls {@code pageio/live.json} every
  * {@value #POLL_MS} ms), a live chart of reads/s, MB/s, I/O wait and handles in flight per I/O
- * method that the page derives from the same polls, and the newest drill result.
+ * method that the page derives from the same polls, and the newest drill result: its chart and its
+ * Markdown as the page's tables ({@link DrillMarkdown}).
  *
  * <p>It shows the tables the shell shows ({@link MethodsTable#table()},
  * {@link SettingsService#table()}, {@link StatViews#statIoTable}), so the page and the shell
@@ -218,7 +219,12 @@ public final class PageioPlugin extends AbstractServlet {
         w.println("<style>#pageio table{border-collapse:collapse;margin:4px 0 14px}#pageio td,#pageio th{border:1px solid #ccc;"
                 + "padding:2px 6px;text-align:left}#pageio td.n{text-align:right}#pageio .refused{color:#a00;font-weight:bold}"
                 + "#pageio .ok{color:#060}#pageio h2{margin:14px 0 4px}"
-                + "#pageio svg{background:#fafafa;border:1px solid #ccc}#pageio .pageio-series{margin:4px 0 8px}</style>");
+                + "#pageio svg{background:#fafafa;border:1px solid #ccc}#pageio .pageio-series{margin:4px 0 8px}"
+                // the drill result: long cells and paths wrap; a table that still does not fit scrolls itself
+                + "#pageio-drill{overflow-wrap:anywhere}#pageio-drill img{max-width:100%;height:auto}"
+                + "#pageio .pageio-wide{max-width:100%;overflow-x:auto}#pageio-drill table{margin:4px 0 10px}"
+                + "#pageio-drill th{vertical-align:bottom;overflow-wrap:normal}#pageio-drill th.n{text-align:right}"
+                + "#pageio-drill h3,#pageio-drill h4{font-weight:bold;margin:10px 0 4px}</style>");
 
         w.println("<h2>I/O method</h2>");
         w.println("<p>in use: <b id='pageio-method'>" + esc(b == null ? "(" + down + ")"
@@ -311,8 +317,8 @@ public final class PageioPlugin extends AbstractServlet {
             w.println("<p>" + esc(svg.get().toString()) + "</p><img alt='drill chart' src='" + esc(root + "/drill.svg") + "'>");
         }
         if (md.isPresent()) {
-            w.println("<p>" + esc(md.get().toString()) + "</p><pre>"
-                    + esc(Files.readString(md.get(), StandardCharsets.UTF_8)) + "</pre>");
+            w.println("<p>" + esc(md.get().toString()) + "</p>");
+            w.println(DrillMarkdown.toHtml(Files.readString(md.get(), StandardCharsets.UTF_8)));
         }
         w.println("</div>");
     }

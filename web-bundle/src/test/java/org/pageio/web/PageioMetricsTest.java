@@ -2,18 +2,27 @@ package org.pageio.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
+import javax.management.ObjectName;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,40 +32,118 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.sync.SyncIoMethod;
-import org.pageio.web.PrometheusText.Type;
 
-/** {@code /metrics}: the format's rules, the numbers over a real buffer manager on files, and who may read them. */
+/**
+ * {@code /metrics}: which families pageio exposes and with what labels and help, the numbers over a real
+ * buffer manager on files and a worker pool's MXBean, and who may read them. The format itself (escaping,
+ * refusals) is the Prometheus client library's.
+ */
 class PageioMetricsTest {
 
     @TempDir
     Path dir;
 
     @Test
-    void theFormatEscapesLabelsAndHelpAndRefusesWhatPrometheusWould() {
-        PrometheusText t = new PrometheusText();
-        t.family("pageio_x_total", Type.COUNTER, "a \\ back\nslash").sample(3, "a", "q\"uote", "b", "back\\slash\nline");
-        t.sample(0.25, "a", "other", "b", "");
-        t.family("pageio_g", Type.GAUGE, "gauge").sample(Double.NaN);
-        assertEquals("""
-                # HELP pageio_x_total a \\\\ back\\nslash
-                # TYPE pageio_x_total counter
-                pageio_x_total{a="q\\"uote",b="back\\\\slash\\nline"} 3
-                pageio_x_total{a="other",b=""} 0.25
-                # HELP pageio_g gauge
-                # TYPE pageio_g gauge
-                pageio_g NaN
-                """, t.toString());
-        assertThrows(IllegalArgumentException.class, () -> t.family("pageio_x_total", Type.COUNTER, "again"));
-        assertThrows(IllegalArgumentException.class, () -> t.family("pageio_reads", Type.COUNTER, "no _total"));
-        assertThrows(IllegalArgumentException.class, () -> t.family("pageio_y_total", Type.GAUGE, "a gauge in _total"));
-        assertThrows(IllegalArgumentException.class, () -> t.family("pageio-y", Type.GAUGE, "bad name"));
-        t.family("pageio_z", Type.GAUGE, "z").sample(1, "k", "v");
-        assertThrows(IllegalArgumentException.class, () -> t.sample(2, "k", "v"), "the same series twice");
-        assertThrows(IllegalArgumentException.class, () -> t.sample(2, "__k", "v"), "reserved label name");
-        assertEquals("1.0E300", PrometheusText.number(1e300));
-        assertEquals("1796520096.324", PrometheusText.number(1.796520096324E9), "a timestamp in seconds, no exponent");
-        assertEquals("+Inf", PrometheusText.number(Double.POSITIVE_INFINITY));
-        assertEquals("-12", PrometheusText.number(-12));
+    void theFamiliesTheirTypesAndHelpAsDocumentedInTheFormatsContentType() throws Exception {
+        assertEquals("text/plain; version=0.0.4; charset=utf-8", PageioMetrics.CONTENT_TYPE);
+        try (BufferManagerCore bufmgr = BufferManagerCore.open(dir,
+                new BufMgrSettings.Builder().sharedBuffers(16).maxSessions(2).build(), new SyncIoMethod())) {
+            String empty = PageioMetrics.scrape(bufmgr, MBeanServerFactory.newMBeanServer());
+            assertFalse(empty.contains("pageio_stat_io_"), "no row counted yet: the library writes no empty family\n" + empty);
+            try (BufferSession s = bufmgr.pool().openSession("client")) {
+                s.releaseBuffer(s.readBuffer(WrittenRelation.create(bufmgr, s, 16384, 1), 0, null));
+            }
+            String text = PageioMetrics.scrape(bufmgr, MBeanServerFactory.newMBeanServer());
+            Map<String, String> types = new TreeMap<>();
+            Set<String> helped = new TreeSet<>();
+            for (String l : text.lines().toList()) {
+                String[] w = l.split(" ", 4);
+                if (l.startsWith("# TYPE ")) {
+                    assertNull(types.put(w[2], w[3]), "one TYPE line per family: " + w[2] + "\n" + text);
+                } else if (l.startsWith("# HELP ")) {
+                    assertFalse(w[3].isBlank(), l);
+                    helped.add(w[2]);
+                }
+            }
+            Map<String, String> expected = new TreeMap<>();
+            for (String c : List.of("reads", "read_bytes", "read_time_seconds", "writes", "write_bytes",
+                    "write_time_seconds", "extends", "extend_bytes", "hits", "evictions", "reuses", "fsyncs",
+                    "fsync_time_seconds")) {
+                expected.put("pageio_stat_io_" + c + "_total", "counter");
+            }
+            for (String g : List.of("pageio_up", "pageio_stat_io_stats_reset_timestamp_seconds", "pageio_aio_handles",
+                    "pageio_aio_handle_slots", "pageio_shared_buffers", "pageio_buffers_used", "pageio_buffers_unused",
+                    "pageio_buffers_dirty", "pageio_buffers_pinned", "pageio_buffers_usagecount_avg",
+                    "pageio_io_method_info", "pageio_io_method_swap_pause_seconds")) {
+                expected.put(g, "gauge");
+            }
+            for (String c : List.of("pageio_checksum_failures_total", "pageio_read_streams_total",
+                    "pageio_read_stream_buffers_total", "pageio_read_stream_distance_sum_total", "pageio_read_stream_ios_total",
+                    "pageio_read_stream_ios_in_progress_sum_total", "pageio_read_stream_waits_total",
+                    "pageio_read_stream_wait_seconds_total", "pageio_io_method_swaps_total",
+                    "pageio_io_method_swap_failures_total")) {
+                expected.put(c, "counter");
+            }
+            assertEquals(expected, types, "the families of docs/metrics.md, counters named with their _total once");
+            assertEquals(expected.keySet(), helped, "every family has its HELP");
+            assertTrue(text.contains("# HELP pageio_stat_io_reads_total Read operations, each of one or more blocks combined"
+                    + " (pg_stat_io.reads)\n"), text);
+        }
+    }
+
+    @Test
+    void theWorkerPoolsFamiliesWhileItsMXBeanIsRegistered() throws Exception {
+        MBeanServer server = MBeanServerFactory.newMBeanServer();
+        server.registerMBean(new FakeWorkerPool(), new ObjectName(PageioMetrics.WORKER_POOL));
+        Map<String, Double> v = samples(PageioMetrics.scrape(null, server));
+        assertEquals(0, v.get("pageio_up"));
+        assertEquals(3, v.get("pageio_io_workers"));
+        assertEquals(1, v.get("pageio_io_workers_idle"));
+        assertEquals(2, v.get("pageio_io_workers_min"));
+        assertEquals(8, v.get("pageio_io_workers_max"));
+        assertEquals(5, v.get("pageio_io_worker_queue_depth"));
+        assertEquals(63, v.get("pageio_io_worker_queue_capacity"));
+        assertEquals(4, v.get("pageio_io_worker_launches_total"));
+        assertEquals(1, v.get("pageio_io_worker_retirements_total"));
+        assertEquals(0, v.get("pageio_io_worker_deaths_total"));
+        assertEquals(1000, v.get("pageio_io_worker_ios_total"));
+        assertEquals(7, v.get(series("pageio_io_worker_issuer_ios_total", "reason", "queue_full")));
+        assertEquals(9, v.get(series("pageio_io_worker_issuer_ios_total", "reason", "lock_busy")));
+        assertEquals(11, v.get(series("pageio_io_worker_issuer_ios_total", "reason", "taken_back")));
+        assertEquals(14, v.size(), v::toString);
+    }
+
+    /** The attributes of worker-bundle's WorkerPoolMXBean that /metrics reads. */
+    public interface FakeWorkerPoolMXBean {
+        int getWorkers();
+        int getIdleWorkers();
+        int getMinWorkers();
+        int getMaxWorkers();
+        int getQueueDepth();
+        int getQueueCapacity();
+        long getLaunches();
+        long getRetirements();
+        long getDeaths();
+        long getWorkerIos();
+        long getInlineQueueFull();
+        long getInlineContended();
+        long getTakenBack();
+    }
+
+    public static final class FakeWorkerPool implements FakeWorkerPoolMXBean {
+        public int getWorkers() { return 3; }
+        public int getIdleWorkers() { return 1; }
+        public int getMinWorkers() { return 2; }
+        public int getMaxWorkers() { return 8; }
+        public int getQueueDepth() { return 5; }
+        public int getQueueCapacity() { return 63; }
+        public long getLaunches() { return 4; }
+        public long getRetirements() { return 1; }
+        public long getDeaths() { return 0; }
+        public long getWorkerIos() { return 1000; }
+        public long getInlineQueueFull() { return 7; }
+        public long getInlineContended() { return 9; }
+        public long getTakenBack() { return 11; }
     }
 
     @Test
@@ -77,33 +164,32 @@ class PageioMetricsTest {
                 String text = PageioMetrics.scrape(bufmgr, MBeanServerFactory.newMBeanServer());
                 s.releaseBuffer(held);
                 List<String> lines = text.lines().toList();
-                String row = "{backend_type=\"client\",object=\"relation\",context=\"normal\",io_method=\"sync\"}";
-                assertTrue(lines.contains("pageio_up 1"), text);
-                assertTrue(lines.contains("pageio_stat_io_reads_total" + row + " 8"), text);
-                assertTrue(lines.contains("pageio_stat_io_read_bytes_total" + row + " 65536"), text);
-                assertTrue(lines.contains("pageio_stat_io_hits_total" + row + " 9"), text);
-                assertTrue(lines.contains("pageio_read_streams_total 1"), text);
-                assertTrue(lines.contains("pageio_read_stream_buffers_total 8"), text);
-                assertTrue(lines.contains("pageio_read_stream_ios_total 0"), text);
-                assertTrue(lines.contains("pageio_read_stream_distance_sum_total 8"), "distance 1 at each hit\n" + text);
-                assertTrue(lines.stream().anyMatch(l -> l.startsWith("pageio_stat_io_read_time_seconds_total" + row + " ")),
-                        text);
-                assertTrue(lines.stream().anyMatch(l -> l.startsWith("pageio_stat_io_stats_reset_timestamp_seconds" + row)),
-                        text);
+                Map<String, Double> v = samples(text);
+                String[] row = {"backend_type", "client", "object", "relation", "context", "normal", "io_method", "sync"};
+                assertEquals(1, v.get("pageio_up"), text);
+                assertEquals(8, v.get(series("pageio_stat_io_reads_total", row)), text);
+                assertEquals(65536, v.get(series("pageio_stat_io_read_bytes_total", row)), text);
+                assertEquals(9, v.get(series("pageio_stat_io_hits_total", row)), text);
+                assertEquals(1, v.get("pageio_read_streams_total"), text);
+                assertEquals(8, v.get("pageio_read_stream_buffers_total"), text);
+                assertEquals(0, v.get("pageio_read_stream_ios_total"), text);
+                assertEquals(8, v.get("pageio_read_stream_distance_sum_total"), "distance 1 at each hit\n" + text);
+                assertTrue(v.containsKey(series("pageio_stat_io_read_time_seconds_total", row)), text);
+                assertTrue(v.get(series("pageio_stat_io_stats_reset_timestamp_seconds", row)) > 1.7e9, text);
                 for (String c : List.of("reads", "read_bytes", "read_time_seconds", "writes", "write_bytes",
                         "write_time_seconds", "extends", "extend_bytes", "hits", "evictions", "reuses", "fsyncs",
                         "fsync_time_seconds")) {
                     assertTrue(lines.contains("# TYPE pageio_stat_io_" + c + "_total counter"), c + " in\n" + text);
                 }
-                assertTrue(lines.contains("pageio_shared_buffers 64"), text);
-                assertTrue(lines.contains("pageio_buffers_used 8"), text);
-                assertTrue(lines.contains("pageio_buffers_unused 56"), text);
-                assertTrue(lines.contains("pageio_buffers_pinned 1"), text);
-                assertTrue(lines.contains("pageio_buffers_dirty 0"), text);
-                assertTrue(lines.contains("pageio_checksum_failures_total 0"), text);
-                assertTrue(lines.contains("pageio_aio_handles{state=\"SUBMITTED\"} 0"), text);
-                assertTrue(lines.contains("pageio_io_method_info{io_method=\"sync\",wanted=\"sync\"} 1"), text);
-                assertTrue(lines.contains("pageio_io_method_swaps_total 0"), text);
+                assertEquals(64, v.get("pageio_shared_buffers"), text);
+                assertEquals(8, v.get("pageio_buffers_used"), text);
+                assertEquals(56, v.get("pageio_buffers_unused"), text);
+                assertEquals(1, v.get("pageio_buffers_pinned"), text);
+                assertEquals(0, v.get("pageio_buffers_dirty"), text);
+                assertEquals(0, v.get("pageio_checksum_failures_total"), text);
+                assertEquals(0, v.get(series("pageio_aio_handles", "state", "SUBMITTED")), text);
+                assertEquals(1, v.get(series("pageio_io_method_info", "io_method", "sync", "wanted", "sync")), text);
+                assertEquals(0, v.get("pageio_io_method_swaps_total"), text);
                 assertFalse(text.contains("pageio_io_workers"), "no worker pool registered: no worker metrics\n" + text);
                 // one family's samples together: a name never comes back after another family began
                 List<String> names = lines.stream().filter(l -> !l.startsWith("#")).map(l -> l.split("[{ ]", 2)[0]).toList();
@@ -114,8 +200,8 @@ class PageioMetricsTest {
                 assertEquals(names.stream().distinct().count(), runs, text);
             }
         }
-        assertEquals("pageio_up 0\n", PageioMetrics.scrape(null, MBeanServerFactory.newMBeanServer()).lines()
-                .filter(l -> !l.startsWith("#")).findFirst().orElse("") + "\n");
+        assertEquals(Map.of("pageio_up", 0.0), samples(PageioMetrics.scrape(null, MBeanServerFactory.newMBeanServer())),
+                "not running: pageio_up 0 alone");
     }
 
     @Test
@@ -138,6 +224,47 @@ class PageioMetricsTest {
         Dictionary<String, Object> unusable = new Hashtable<>();
         unusable.put("password", WebConsolePassword.UNUSABLE);
         assertFalse(MetricsServlet.allowed(basic("admin:unusable"), unusable));
+    }
+
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    /** The samples of an exposition: series (name, then labels sorted by name) to value. */
+    static Map<String, Double> samples(String text) {
+        Map<String, Double> out = new TreeMap<>();
+        for (String l : text.lines().toList()) {
+            if (l.startsWith("#") || l.isBlank()) {
+                continue;
+            }
+            int sp = l.lastIndexOf(' ');
+            String key = l.substring(0, sp);
+            int brace = key.indexOf('{');
+            if (brace >= 0) {
+                List<String> pairs = new ArrayList<>();
+                Matcher m = LABEL.matcher(key.substring(brace));
+                while (m.find()) {
+                    pairs.add(m.group(1));
+                    pairs.add(m.group(2));
+                }
+                key = series(key.substring(0, brace), pairs.toArray(String[]::new));
+            }
+            assertNull(out.put(key, Double.parseDouble(l.substring(sp + 1))), "one sample per series: " + key);
+        }
+        return out;
+    }
+
+    /** A series as {@link #samples} names it: labels as name, value, …; sorted by name. */
+    static String series(String name, String... labels) {
+        Map<String, String> sorted = new TreeMap<>();
+        for (int i = 0; i < labels.length; i += 2) {
+            sorted.put(labels[i], labels[i + 1]);
+        }
+        StringBuilder sb = new StringBuilder(name);
+        String sep = "{";
+        for (Map.Entry<String, String> e : sorted.entrySet()) {
+            sb.append(sep).append(e.getKey()).append("=\"").append(e.getValue()).append('"');
+            sep = ",";
+        }
+        return sorted.isEmpty() ? name : sb.append('}').toString();
     }
 
     private static String basic(String pair) {
