@@ -44,6 +44,11 @@ import org.pageio.posix.Iovec;
  */
 public final class AioContext implements AutoCloseable {
 
+    static {
+        // one line per log record, as ./pageio's jul.properties says, where the JDK's two-line default is in force
+        org.pageio.api.internal.PageioLogFormat.install();
+    }
+
     private static final System.Logger LOG = System.getLogger("org.pageio.api");
 
     /** How long a swap waits for sessions and in-flight I/O by default (5 s). */

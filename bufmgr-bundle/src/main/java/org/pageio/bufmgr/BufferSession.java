@@ -426,9 +426,7 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
                 int errno = IoResult.result(r) < 0 ? -IoResult.result(r) : 0;
                 throw new AioException(op.ret.message(), errno, op.ret.failure());
             }
-            if (status == IoResult.WARNING) {
-                System.getLogger("org.pageio.bufmgr").log(System.Logger.Level.WARNING, op.ret.message());
-            }
+            // IoResult.WARNING (pages zeroed or a checksum ignored): SharedBufferReadv logged each page once, on completion
             op.nblocksDone += status == IoResult.PARTIAL ? IoResult.result(r) : op.ioBlocks;
         }
         return waited;

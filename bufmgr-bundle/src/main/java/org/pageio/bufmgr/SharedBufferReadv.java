@@ -130,17 +130,25 @@ final class SharedBufferReadv implements IoCallback {
         return IoResult.withStatus(result, failed > 0 ? IoResult.ERROR : IoResult.WARNING, data);
     }
 
-    /** Logged at once, as PostgreSQL logs in the completion path: the issuer may never look. */
+    /**
+     * One line per damaged page, logged at once, as PostgreSQL logs in the completion path: a page
+     * that is zeroed or used despite its checksum becomes valid, and the issuer may never look at
+     * the I/O's result (a stream ended early, a session gone), so this WARNING is the event's
+     * only line; the issuer does not log it again. A page that fails stays not valid and the
+     * issuer's error names it (whoever reads it next fails again): logged here at DEBUG only, so
+     * that one failure is one line too.
+     */
     private void logDamage(IoHandle h, long block, MemorySegment page, int code, int flags) {
         try {
-            if (!LOG.isLoggable(System.Logger.Level.WARNING)) {
+            boolean ignored = (flags & ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES) != 0 && code == PageVerifier.BAD_CHECKSUM;
+            boolean zeroed = !ignored && (flags & ReadBuffersOperation.ZERO_ON_ERROR) != 0;
+            System.Logger.Level level = ignored || zeroed ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+            if (!LOG.isLoggable(level)) {
                 return;
             }
-            String action = (flags & ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES) != 0 && code == PageVerifier.BAD_CHECKSUM
-                    ? "; using it anyway (ignore_checksum_failure)"
-                    : (flags & ReadBuffersOperation.ZERO_ON_ERROR) != 0 ? "; zeroing out page (zero_damaged_pages)" : "";
-            LOG.log(System.Logger.Level.WARNING, "page verification failed: "
-                    + h.target().describe(SmgrRelation.targetData(block, 1)) + ": "
+            String action = ignored ? "; using it anyway (ignore_checksum_failure)"
+                    : zeroed ? "; zeroing out page (zero_damaged_pages)" : "; the buffer is not valid";
+            LOG.log(level, "invalid page in " + h.target().describe(SmgrRelation.targetData(block, 1)) + ": "
                     + PageVerifier.describe(code, page, block) + action);
         } catch (Throwable ignore) {
             // logging must never break completion

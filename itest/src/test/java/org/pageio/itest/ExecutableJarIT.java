@@ -91,6 +91,40 @@ public class ExecutableJarIT {
         assertTrue(again.err(), !again.err().contains("Web Console"));
     }
 
+    /**
+     * A damaged page read with zero_damaged_pages = on: the user sees one log line for it, in
+     * pageio's format, run by hand (the JDK's logging configuration) or as {@code ./pageio} runs
+     * it (with app/jul.properties).
+     */
+    @Test
+    public void aDamagedPageIsOneLogLineInPageiosFormat() throws Exception {
+        Path damaged = Files.createTempDirectory(data, "damaged");
+        Run load = jar.exec(damaged, "pageio:load --rows 10000 t; pageio:set zero_damaged_pages on");
+        assertEquals("exit code; stderr: " + load.err(), 0, load.code());
+        Path file;
+        try (var files = Files.walk(damaged.resolve("base"))) {
+            file = files.filter(Files::isRegularFile).findFirst().orElseThrow();
+        }
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(7L * 8192 + 4000);
+            int b = f.read();
+            f.seek(7L * 8192 + 4000);
+            f.write(b ^ 0xFF);
+        }
+        Path jul = jar.path().getParent().getParent().resolve("jul.properties");
+        for (List<String> options : List.of(List.<String>of(), List.of("-Djava.util.logging.config.file=" + jul))) {
+            Run r = jar.exec(damaged, "pageio:scan count t", options);
+            assertEquals("exit code; stderr: " + r.err(), 0, r.code());
+            assertTrue(r.out(), r.out().contains("count=9967"));
+            List<String> damage = r.err().lines().filter(l -> l.contains("block 7")).toList();
+            assertEquals(options + ": " + r.err(), 1, damage.size());
+            assertTrue(damage.get(0), damage.get(0).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} WARNING"
+                    + " org\\.pageio\\.bufmgr - invalid page in block 7 of relation pg_default/\\d+ fork main \\(file .*\\):"
+                    + " checksum mismatch in block 7: .*; zeroing out page \\(zero_damaged_pages\\)"));
+            assertTrue(r.err(), !r.err().contains("logDamage") && !r.err().contains("waitReadBuffers"));
+        }
+    }
+
     @Test
     public void execStopsAtFirstFailureWithOneLine() throws Exception {
         Run r = exec("pageio:nosuchcommand; pageio:methods");

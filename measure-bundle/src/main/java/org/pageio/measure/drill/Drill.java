@@ -76,7 +76,7 @@ public final class Drill {
         Map<String, IoMethod> avail = new LinkedHashMap<>();
         Map<String, String> unavail = new LinkedHashMap<>();
         List<String> names = new ArrayList<>(registered.keySet());
-        names.sort(Comparator.comparingInt(Drill::rank).thenComparing(Comparator.naturalOrder()));
+        names.sort(Comparator.naturalOrder()); // pageio:methods' order, the settings' and the Web Console's
         for (String n : names) {
             IoMethod m = registered.get(n);
             IoMethod.Availability a;
@@ -94,10 +94,9 @@ public final class Drill {
         if (opts.methods().isEmpty()) {
             this.methods = avail;
         } else {
-            Map<String, IoMethod> chosen = new LinkedHashMap<>();
             for (String n : opts.methods()) {
                 if (avail.containsKey(n)) {
-                    chosen.put(n, avail.get(n));
+                    continue;
                 } else if (unavail.containsKey(n)) {
                     throw new IllegalArgumentException("io_method=" + n + " is not available here: " + unavail.get(n));
                 } else {
@@ -105,6 +104,12 @@ public final class Drill {
                             + String.join(", ", names) + ")");
                 }
             }
+            Map<String, IoMethod> chosen = new LinkedHashMap<>(); // by name, whatever order --methods named them in
+            avail.forEach((n, m) -> {
+                if (opts.methods().contains(n)) {
+                    chosen.put(n, m);
+                }
+            });
             this.methods = chosen;
         }
         if (this.methods.isEmpty()) {
@@ -115,13 +120,10 @@ public final class Drill {
         this.fio = opts.fio() ? FioBaseline.path() : null;
     }
 
-    private static int rank(String method) {
-        return switch (method) {
-            case "sync" -> 0;
-            case "worker" -> 1;
-            case "io_uring" -> 2;
-            default -> 3;
-        };
+    /** The method that loads the tables: sync when it runs (the plainest path), else the first by name. */
+    private IoMethod loader() {
+        IoMethod sync = methods.get("sync");
+        return sync != null ? sync : methods.values().iterator().next();
     }
 
 
@@ -134,7 +136,7 @@ public final class Drill {
         boolean needPf = opts.runs("bitmap") || opts.runs("index");
         try (DrillRounds rounds = new DrillRounds(opts, methods, pools, fio, probe, progress);
                 StorageManager smgr = pools.storageManager()) {
-            DrillTables prep = new DrillTables(opts, pools, methods.values().iterator().next(), progress);
+            DrillTables prep = new DrillTables(opts, pools, loader(), progress);
             DrillTables.Loaded t = needT ? prep.prepare(smgr, DrillOptions.TABLE, TableShape.T, null) : null;
             DrillTables.Loaded pf = needPf ? prep.prepare(smgr, DrillOptions.PREFETCH_TABLE, TableShape.PREFETCH_TEST, KEY_COLUMN)
                     : null;

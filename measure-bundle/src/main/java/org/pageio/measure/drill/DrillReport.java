@@ -70,12 +70,13 @@ public final class DrillReport {
                 out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
                 continue;
             }
+            long cpu = CpuFigures.median(s); // -1 below the clock's resolution
             out.add(new Object[] {name, ms(st.medianNanos()), st.medianWaitNanos() < 0 ? "–" : ms(st.medianWaitNanos()),
                     ms(st.minNanos()) + "–" + ms(st.maxNanos()), String.format(Locale.ROOT, "%.0f", st.mbPerSecond(bytes)),
                     String.format(Locale.ROOT, "%.0f", st.bytesPerRead()), s.baseline() ? "–" : String.valueOf(st.medianHits()),
                     s.baseline() ? "–" : x(speed(s, sync)), s == java || java == null ? "–" : x(speed(s, java)),
-                    s == fio || fio == null ? "–" : x(speed(s, fio)), st.medianCpuNanos() < 0 ? "–" : ms(st.medianCpuNanos()),
-                    st.medianCpuNanos() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", st.medianCpuNanos() / 1e3 / blocks),
+                    s == fio || fio == null ? "–" : x(speed(s, fio)), cpu < 0 ? "–" : ms(cpu),
+                    cpu < 0 ? "–" : String.format(Locale.ROOT, "%.1f", cpu / 1e3 / blocks),
                     st.devBytesPerRead() < 0 ? "–" : String.format(Locale.ROOT, "%.0f", st.devBytesPerRead() / 1024),
                     st.devDepth() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", st.devDepth()), st.counted() + "/" + st.runs()});
         }
@@ -125,7 +126,10 @@ public final class DrillReport {
                 + " (whole heap, or its distinct heap blocks) / median time. speed vs X = X's median / this median (above 1 ="
                 + " faster than X); best Java = the faster of FileChannel and AsynchronousFileChannel. CPU ms = CPU time of the"
                 + " process during the run, every thread, user + system (the JVM's for methods and Java baselines: issuer, I/O"
-                + " workers, io-wq workers, kernel copies; fio's own for fio). dev kB/read and dev depth = what the data directory's"
+                + " workers, io-wq workers, JIT compiler, GC, kernel copies; fio's own for fio), from a clock of "
+                + CpuFigures.duration(RunProbe.cpuResolutionNanos()) + " resolution"
+                + (RunProbe.cpuResolutionNanos() > 1 ? " (/proc/self/stat)" : " (clock_gettime)") + "; shown only when at least "
+                + CpuFigures.MIN_RESOLUTIONS + "× its clock's resolution. dev kB/read and dev depth = what the data directory's"
                 + " block device did meanwhile (/sys/dev/block/…/stat): the size of the reads it completed (kernel read-ahead"
                 + " grows them) and how many were in flight on average; other processes' reads of that device are included.\n");
         b.append("Baselines on the same files and blocks: FileChannel = one positional read at a time (").append(r.readSize() / 1024)
@@ -137,10 +141,33 @@ public final class DrillReport {
                         + " many bytes at depth 64, O_DIRECT (the device's ceiling). vs fio = against fio same reads for a random scan,"
                         + " against the faster sequential fio job for count(*). CPU µs/block = CPU ms per 8 kB block the case reads. ")
                 .append(r.fio()).append('.');
+        String hidden = hiddenCpu();
+        if (hidden != null) {
+            b.append('\n').append(hidden);
+        }
         for (Map.Entry<String, String> e : r.unavailable().entrySet()) {
             b.append("\nio_method=").append(e.getKey()).append(" is not available here: ").append(e.getValue());
         }
         return b.toString();
+    }
+
+    /** "CPU: below the timer's … resolution, not shown (–)" naming the series it hides, or null when every figure shows. */
+    private String hiddenCpu() {
+        Map<Long, List<String>> byResolution = new LinkedHashMap<>();
+        for (CaseResult c : r.cases()) {
+            for (Series s : c.series()) {
+                if (s.stats() != null && s.stats().medianCpuNanos() >= 0 && CpuFigures.median(s) < 0) {
+                    List<String> names = byResolution.computeIfAbsent(CpuFigures.resolutionNanos(s), k -> new ArrayList<>());
+                    if (!names.contains(s.name())) {
+                        names.add(s.name());
+                    }
+                }
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        byResolution.forEach((res, names) -> b.append(b.isEmpty() ? "" : "\n").append(CpuFigures.belowResolution(res))
+                .append(": ").append(String.join(", ", names)).append('.'));
+        return b.isEmpty() ? null : b.toString();
     }
 
     /**
@@ -149,7 +176,7 @@ public final class DrillReport {
      */
     private String whereTheTimeGoes(CaseResult c) {
         Series m = c.fastestMethod();
-        if (m == null || m.stats().medianCpuNanos() < 0) {
+        if (m == null || CpuFigures.median(m) < 0) {
             return null;
         }
         long chunks = Math.max(1, c.drillCase().bytes() / r.readSize());
@@ -157,12 +184,13 @@ public final class DrillReport {
                 + " (per %d kB of table: CPU µs; the device's reads):", c.drillCase().eic(), r.readSize() / 1024));
         String sep = " ";
         for (Series s : new Series[] {m, c.series(Drill.ASYNC_FILE_CHANNEL), c.series(Drill.FILE_CHANNEL), c.series("fio seq buffered")}) {
-            if (s == null || s.stats() == null || s.stats().medianCpuNanos() < 0) {
+            long cpu = CpuFigures.median(s);
+            if (cpu < 0) {
                 continue;
             }
             Stats st = s.stats();
-            b.append(sep).append(String.format(Locale.ROOT, "%s %.0f µs CPU (%.0f%% of its wall time)", s.name(),
-                    st.medianCpuNanos() / 1e3 / chunks, 100.0 * st.medianCpuNanos() / st.medianNanos()));
+            b.append(sep).append(String.format(Locale.ROOT, "%s %.0f µs CPU (%s)", s.name(), cpu / 1e3 / chunks,
+                    CpuFigures.share(cpu, st.medianNanos(), CpuFigures.resolutionNanos(s))));
             if (st.devBytesPerRead() >= 0) {
                 b.append(String.format(Locale.ROOT, ", device reads of %.0f kB at depth %.1f", st.devBytesPerRead() / 1024, st.devDepth()));
             }
@@ -467,8 +495,10 @@ public final class DrillReport {
                             + " per read, fio's %.0f µs", best.name(), m.medianInProgress(), maxIos, maxIos == 1 ? "" : "s",
                             m.devMicrosPerRead(), f.devMicrosPerRead()));
                 }
-                b.append(m.medianCpuNanos() >= 0 && f.medianCpuNanos() >= 0 ? String.format(Locale.ROOT,
-                        "; CPU %.1f µs per block against fio's %.1f)", m.medianCpuNanos() / 1e3 / blocks, f.medianCpuNanos() / 1e3 / blocks)
+                long mc = CpuFigures.median(best);
+                long fc = CpuFigures.median(same);
+                b.append(mc >= 0 && fc >= 0 ? String.format(Locale.ROOT,
+                        "; CPU %.1f µs per block against fio's %.1f)", mc / 1e3 / blocks, fc / 1e3 / blocks)
                         : ")");
             }
         }
@@ -595,6 +625,7 @@ public final class DrillReport {
         g.writeStringField("java", System.getProperty("java.version"));
         g.writeStringField("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         g.writeNumberField("cpus", Runtime.getRuntime().availableProcessors());
+        g.writeNumberField("cpu_clock_resolution_ns", RunProbe.cpuResolutionNanos()); // CPU figures under 10× it are null
         g.writeEndObject();
         g.writeObjectFieldStart("unavailable");
         for (Map.Entry<String, String> e : r.unavailable().entrySet()) {
@@ -640,8 +671,9 @@ public final class DrillReport {
                     if (ceiling != null) {
                         numberOrNull(g, "speed_vs_fio_ceiling", speed(s, ceiling));
                     }
-                    numberOrNull(g, "cpu_median_ms", st.medianCpuNanos() < 0 ? Double.NaN : st.medianCpuNanos() / 1e6);
-                    numberOrNull(g, "cpu_us_per_block", st.medianCpuNanos() < 0 ? Double.NaN : st.medianCpuNanos() / 1e3 / blocks);
+                    long cpu = CpuFigures.median(s); // null below the clock's resolution
+                    numberOrNull(g, "cpu_median_ms", cpu < 0 ? Double.NaN : cpu / 1e6);
+                    numberOrNull(g, "cpu_us_per_block", cpu < 0 ? Double.NaN : cpu / 1e3 / blocks);
                     numberOrNull(g, "device_bytes_per_read", st.devBytesPerRead() < 0 ? Double.NaN : st.devBytesPerRead());
                     numberOrNull(g, "device_reads_in_flight", st.devDepth() < 0 ? Double.NaN : st.devDepth());
                     numberOrNull(g, "device_read_us", st.devMicrosPerRead() < 0 ? Double.NaN : st.devMicrosPerRead());
@@ -658,7 +690,7 @@ public final class DrillReport {
                     g.writeNumberField("shared_hit", x.hits());
                     g.writeNumberField("resident_pages", x.residentPages());
                     g.writeNumberField("total_pages", x.totalPages());
-                    numberOrNull(g, "cpu_ms", x.cpuNanos() < 0 ? Double.NaN : x.cpuNanos() / 1e6);
+                    numberOrNull(g, "cpu_ms", CpuFigures.of(s, x) < 0 ? Double.NaN : x.cpuNanos() / 1e6);
                     g.writeNumberField("device_reads", x.devReads());
                     g.writeNumberField("device_read_bytes", x.devBytes());
                     g.writeNumberField("device_read_ms", x.devReadMs());

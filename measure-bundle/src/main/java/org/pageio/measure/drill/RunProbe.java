@@ -1,6 +1,12 @@
 package org.pageio.measure.drill;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +15,9 @@ import java.nio.file.Path;
  * Where a run's time goes, besides its wall time: the process's CPU time (user + system, every
  * thread of the JVM: issuer, I/O workers, io_uring's io-wq workers, AsynchronousFileChannel's
  * pool; kernel copies and read-ahead submission done in those threads included) from
- * {@code /proc/self/stat}, and the read counters of the block device under the data directory
+ * {@code clock_gettime(CLOCK_PROCESS_CPUTIME_ID)} (the scheduler's nanosecond run time, threads
+ * that exited included; {@code /proc/self/stat}'s 10 ms ticks where that call is not available,
+ * see {@link #cpuResolutionNanos}), and the read counters of the block device under the data directory
  * from {@code /sys/dev/block/MAJOR:MINOR/stat} (requests, sectors, milliseconds spent in reads),
  * which say how big the requests the device saw were (kernel read-ahead merges and grows them)
  * and how many were in flight on average (read ticks / wall time). The device counters include
@@ -19,7 +27,35 @@ import java.nio.file.Path;
 final class RunProbe {
 
     /** Linux's USER_HZ: /proc times are in 1/100 s on every architecture pageio runs on. */
-    private static final long NANOS_PER_TICK = 10_000_000L;
+    static final long NANOS_PER_TICK = 10_000_000L;
+
+    /** Linux's clock id of the calling process's CPU time (every thread, exited ones included). */
+    private static final int CLOCK_PROCESS_CPUTIME_ID = 2;
+
+    /** {@code int clock_gettime(clockid_t, struct timespec *)}, or null where it cannot be called. */
+    private static final MethodHandle CLOCK_GETTIME = clockGettime();
+
+    /** Whether the nanosecond clock answers here (checked once: a failing call falls back to the ticks for good). */
+    private static final boolean FINE_CLOCK = CLOCK_GETTIME != null && clockCpuNanos() >= 0;
+
+    private static MethodHandle clockGettime() {
+        try {
+            Linker linker = Linker.nativeLinker();
+            return linker.defaultLookup().find("clock_gettime").map(a -> linker.downcallHandle(a,
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS))).orElse(null);
+        } catch (RuntimeException | LinkageError e) {
+            return null; // no native access: /proc/self/stat's ticks
+        }
+    }
+
+    /**
+     * The granularity of {@link Snapshot#cpuNanos}: 1 ns with {@code clock_gettime}, else
+     * {@link #NANOS_PER_TICK} ({@code /proc/self/stat}). A CPU figure is worth printing only when
+     * it is many times this ({@link CpuFigures}).
+     */
+    static long cpuResolutionNanos() {
+        return FINE_CLOCK ? 1 : NANOS_PER_TICK;
+    }
 
     /**
      * One reading.
@@ -78,8 +114,33 @@ final class RunProbe {
         return new Snapshot(processCpuNanos(), reads, bytes, ms);
     }
 
-    /** utime + stime of this process (threads that exited included), or -1. */
+    /** The CPU time of this process (every thread, threads that exited included), or -1; in units of {@link #cpuResolutionNanos}. */
     static long processCpuNanos() {
+        if (FINE_CLOCK) {
+            long ns = clockCpuNanos();
+            if (ns >= 0) {
+                return ns;
+            }
+        }
+        return tickCpuNanos();
+    }
+
+    /** {@code clock_gettime(CLOCK_PROCESS_CPUTIME_ID)} in nanoseconds, or -1. */
+    private static long clockCpuNanos() {
+        if (CLOCK_GETTIME == null) {
+            return -1;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ts = a.allocate(16, 8); // struct timespec on LP64: tv_sec, tv_nsec
+            int rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_PROCESS_CPUTIME_ID, ts);
+            return rc != 0 ? -1 : ts.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + ts.get(ValueLayout.JAVA_LONG, 8);
+        } catch (Throwable e) {
+            return -1;
+        }
+    }
+
+    /** utime + stime of this process from {@code /proc/self/stat} (threads that exited included), in 10 ms ticks, or -1. */
+    static long tickCpuNanos() {
         try {
             String s = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
             String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");

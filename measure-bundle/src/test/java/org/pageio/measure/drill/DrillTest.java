@@ -195,6 +195,7 @@ class DrillTest {
         assertTrue(text.contains("emptied between runs"), text);
         assertTrue(text.contains("Where the time goes, cold count(*) at effective_io_concurrency=16") && text.contains("µs CPU"), text);
         assertTrue(text.contains("CPU ms") && text.contains("dev depth"), text);
+        assertNoCpuFigureBelowItsResolution(r, text);
         assertTrue(text.contains("Bitmap heap scan, cold, effective_io_concurrency=16: sync"), text);
         assertTrue(text.contains("fio replaying the same reads at depth 16 took") && text.contains("(the device's ceiling)"), text);
         if (device) {
@@ -226,6 +227,111 @@ class DrillTest {
         assertEquals(List.of("seq-cold-eic16", "bitmap-cold-eic16"), r2.cases().stream().map(c -> c.drillCase().id()).toList());
         assertTrue(r2.cases().get(0).series().stream().noneMatch(DrillResult.Series::fio));
         assertTrue(r2.fio().contains("switched off"), r2.fio());
+    }
+
+    /**
+     * Every CPU figure the text prints is at least {@link CpuFigures#MIN_RESOLUTIONS} times its
+     * clock's resolution, and no share of wall time above 100% is printed.
+     */
+    static void assertNoCpuFigureBelowItsResolution(DrillResult r, String text) {
+        int cpuColumn = List.of(DrillReport.HEADER).indexOf("CPU ms");
+        for (String line : text.lines().toList()) {
+            String[] cells = line.split("\\|");
+            if (cells.length != DrillReport.HEADER.length || line.startsWith("method ")) {
+                continue;
+            }
+            String name = cells[0].strip().replace(" (baseline)", "");
+            String cell = cells[cpuColumn].strip();
+            if (cell.equals("–")) {
+                continue;
+            }
+            DrillResult.Series s = r.cases().stream().map(c -> c.series(name)).filter(x -> x != null).findFirst().orElseThrow();
+            double ms = Double.parseDouble(cell);
+            assertTrue(ms * 1e6 >= CpuFigures.MIN_RESOLUTIONS * CpuFigures.resolutionNanos(s) - 1e5,
+                    name + " shows CPU " + cell + " ms at a resolution of " + CpuFigures.resolutionNanos(s) + " ns: " + line);
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]+)% of its wall time").matcher(text);
+        while (m.find()) {
+            assertTrue(Integer.parseInt(m.group(1)) <= 100, m.group() + " in " + text);
+        }
+    }
+
+    /** A series of one counted run of {@code wallMs} ms and {@code cpuMs} ms of CPU. */
+    private static DrillResult.Series series(String name, boolean baseline, double wallMs, double cpuMs) {
+        Sample x = new Sample(1, (long) (wallMs * 1e6), baseline ? -1 : 1_000_000, 10, 4_972_544, 0, 0, 1214, true, null,
+                (long) (cpuMs * 1e6), -1, -1, -1, baseline ? -1 : 1.0);
+        return new DrillResult.Series(name, baseline, name, List.of(x));
+    }
+
+    /**
+     * The report's rule on a made-up result: a CPU time above its run's wall time is never printed
+     * as a percentage, and a figure under 10× its clock's resolution (fio's: milliseconds) shows as
+     * "–" with a line saying why.
+     */
+    @Test
+    void cpuBelowTheClocksResolutionAndSharesAboveAHundredAreNotFindings() {
+        DrillCase seq = new DrillCase("seq-cold-eic16", "count(*) of t, cold, effective_io_concurrency=16", DrillCase.Scan.SEQ, true,
+                16, 4_972_544);
+        DrillResult.CaseResult c = new DrillResult.CaseResult(seq, List.of(series("sync", false, 6.2, 10),
+                series(Drill.FILE_CHANNEL, true, 5.0, 4), series(Drill.ASYNC_FILE_CHANNEL, true, 4.0, 3.5),
+                series("fio seq buffered", true, 3.0, 0.9)));
+        DrillResult r = new DrillResult(options(1, List.of(16)), java.time.Instant.parse("2026-12-07T01:42:47Z"), 1, List.of(),
+                List.of("sync"), Map.of(), "fio ran", List.of(c), 131072, 1024);
+        String text = new DrillReport(r).text();
+        assertNoCpuFigureBelowItsResolution(r, text);
+        assertFalse(text.contains("161%"), text);
+        assertTrue(text.contains("sync 270 µs CPU (more CPU than wall time: other threads of the process ran meanwhile)"), text);
+        assertTrue(text.contains("FileChannel 108 µs CPU (80% of its wall time)"), text);
+        assertTrue(text.contains("CPU: below 10× the timer's 1 ms resolution, not shown (–): fio seq buffered."), text);
+        String fioRow = text.lines().filter(l -> l.startsWith("fio seq buffered (baseline)")).findFirst().orElseThrow();
+        assertEquals("–", fioRow.split("\\|")[List.of(DrillReport.HEADER).indexOf("CPU ms")].strip(), fioRow);
+        String json = new DrillReport(r).json();
+        assertTrue(json.contains("\"cpu_clock_resolution_ns\": 1"), json);
+        assertTrue(json.matches("(?s).*\"name\": \"fio seq buffered\".*\"cpu_median_ms\": null.*"), json);
+    }
+
+    /**
+     * The drill lists methods as pageio:methods does, by name, whatever order --methods named
+     * them in, the baselines after: in its series, text, JSON and chart.
+     */
+    @Test
+    void methodsAreListedByNameThenTheBaselines() throws Exception {
+        SyncIoMethod sync = new SyncIoMethod();
+        Map<String, org.pageio.api.IoMethod> registered = new java.util.HashMap<>();
+        for (String n : List.of("worker", "sync", "io_uring")) {
+            registered.put(n, n.equals("sync") ? sync : new org.pageio.api.ForwardingIoMethod() {
+                @Override
+                protected org.pageio.api.IoMethod delegate() {
+                    return sync;
+                }
+
+                @Override
+                public String name() {
+                    return n;
+                }
+            });
+        }
+        DrillOptions o = new DrillOptions(ROWS, 1, List.of("worker", "sync", "io_uring"), List.of(16), 1024, tmp.resolve("drill"),
+                null, 128, 1, DrillOptions.parseCases("warm"), false);
+        DrillResult r = new Drill(o, registered, DrillProgress.lines(l -> { })).run();
+        List<String> order = List.of("io_uring", "sync", "worker", Drill.FILE_CHANNEL, Drill.ASYNC_FILE_CHANNEL);
+        assertEquals(List.of("io_uring", "sync", "worker"), r.methods());
+        assertEquals(order, r.cases().get(0).series().stream().map(DrillResult.Series::name).toList());
+        DrillReport report = new DrillReport(r);
+        assertInOrder(report.text(), List.of("\nio_uring ", "\nsync ", "\nworker ", "\nFileChannel (baseline)",
+                "\nAsynchronousFileChannel (baseline)"));
+        assertInOrder(report.json(), order.stream().map(n -> "\"name\": \"" + n + "\"").toList());
+        assertInOrder(report.markdown(), List.of("| io_uring |", "| sync |", "| worker |", "| FileChannel (baseline) |"));
+        assertInOrder(report.svg(), order.stream().map(n -> ">" + n).toList());
+    }
+
+    private static void assertInOrder(String text, List<String> parts) {
+        int at = -1;
+        for (String p : parts) {
+            int i = text.indexOf(p, at + 1);
+            assertTrue(i > at, p + " after position " + at + " in " + text);
+            at = i;
+        }
     }
 
     @Test
