@@ -3,6 +3,8 @@ package org.pageio.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.pageio.measure.fio.Fio;
+import org.pageio.measure.fio.FioException;
 
 /**
  * The command-line options of a benchmark main, one at a time. A bad option — unknown, without its
@@ -81,6 +83,15 @@ final class BenchArgs {
             return parse.apply(v);
         } catch (IllegalArgumentException x) {
             throw fail(option + " needs " + what + ", not " + v);
+        }
+    }
+
+    /** fio on {@code PATH} ({@link Fio#locate}); when it is missing, says how to install it in one line and exits with status 2. */
+    Fio fio() {
+        try {
+            return Fio.locate();
+        } catch (FioException e) {
+            throw fail(e.getMessage());
         }
     }
 

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManagerCore;
@@ -15,6 +14,9 @@ import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.measure.fio.Fio;
+import org.pageio.measure.fio.FioJob;
+import org.pageio.measure.fio.FioResult;
 import org.pageio.method.direct.DirectIoMethod;
 import org.pageio.method.direct.DirectSettings;
 import org.pageio.method.sync.SyncIoMethod;
@@ -110,12 +112,12 @@ public final class BulkLoadBench {
                 throw a.fail("unknown case " + c + "; valid: " + String.join(",", ALL));
             }
         }
+        Fio fio = null;
         if (cases.stream().anyMatch(c -> c.startsWith("fio"))) {
-            try {
-                new ProcessBuilder("fio", "--version").start().waitFor();
-            } catch (IOException e) {
-                throw new IllegalStateException("fio is not installed: apt-get install -y fio (or pass --no-fio)");
+            if (Fio.find().isEmpty()) {
+                throw a.fail("fio is not installed: " + Fio.INSTALL + " (or pass --no-fio)");
             }
+            fio = a.fio();
         }
         Files.createDirectories(dir);
         TableShape shape = TableShape.T;
@@ -170,7 +172,7 @@ public final class BulkLoadBench {
             java.util.Collections.shuffle(order, new java.util.Random(round));
             for (int k = 0; k < order.size(); k++) {
                 String l = order.get(k);
-                Run r = l.startsWith("fio") ? fio(dir, bytes, l.equals("fio-direct"))
+                Run r = l.startsWith("fio") ? fio(fio, dir, bytes, l.equals("fio-direct"))
                         : run(dir, l, shape, rows, writeBlocks, profile);
                 runs.add(r);
                 System.out.printf(Locale.ROOT, "round %d  %-12s %8.2f s  %8.1f MiB/s  (load average %s)%n", round + 1, r.who(),
@@ -357,27 +359,12 @@ public final class BulkLoadBench {
         }
     }
 
-    static Run fio(Path dir, long bytes, boolean direct) throws Exception {
+    static Run fio(Fio fio, Path dir, long bytes, boolean direct) throws Exception {
         Path file = dir.resolve("fio.dat");
         Files.deleteIfExists(file);
-        List<String> cmd = new ArrayList<>(List.of("fio", "--name=seqwrite", "--rw=write", "--bs=128k", "--iodepth=16",
-                "--ioengine=io_uring", "--size=" + bytes, "--filename=" + file, "--end_fsync=1", "--output-format=json"));
-        if (direct) {
-            cmd.add("--direct=1");
-        }
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("fio failed: " + String.join(" ", cmd) + "\n" + out);
-        }
+        FioResult r = fio.run(FioJob.sequentialWrite(file, bytes, 128 * 1024, 16, direct).withName("seqwrite"));
         Files.deleteIfExists(file);
         // fio's own figure: its job's write bandwidth (its runtime, without laying out the file)
-        java.util.regex.Matcher mt = java.util.regex.Pattern.compile("\"write\"\\s*:\\s*\\{[^}]*?\"bw_bytes\"\\s*:\\s*(\\d+)")
-                .matcher(out);
-        if (!mt.find()) {
-            throw new IOException("no write bandwidth in fio's output:\n" + out);
-        }
-        long bw = Long.parseLong(mt.group(1));
-        return new Run(direct ? "fio-direct" : "fio", bytes, (long) (bytes * 1e9 / bw));
+        return new Run(direct ? "fio-direct" : "fio", bytes, (long) (bytes * 1e9 / r.bwBytes()));
     }
 }

@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -31,9 +32,8 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.measure.cache.ColdCache;
 import org.pageio.method.sync.SyncIoMethod;
-import org.pageio.posix.PageCache;
-import org.pageio.posix.Residency;
 
 /**
  * A cold sequential scan through a read stream (bulk-read ring, as a sequential scan uses) of a
@@ -96,11 +96,7 @@ public class ColdStreamBench {
     @Setup(Level.Iteration)
     public void coldStart() throws IOException {
         Path file = rel.segmentPath(0);
-        Residency r = PageCache.evict(file);
-        if (r.residentPages() != 0) {
-            throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages()
-                    + " pages of " + file + " are still in the page cache");
-        }
+        ColdCache.requireCold(List.of(file)); // 0 pages resident, or one line naming what stayed
         // a buffer manager as a user runs one, empty, over the relation the trial wrote
         bufmgr = BufferManagerCore.open(dir, settings, method());
         pool = bufmgr.pool();

@@ -22,10 +22,12 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.bufmgr.stream.StreamStats;
+import org.pageio.measure.cache.ColdCache;
+import org.pageio.measure.fio.Fio;
+import org.pageio.measure.fio.FioJob;
+import org.pageio.measure.fio.FioResult;
 import org.pageio.method.direct.DirectIoMethod;
 import org.pageio.method.direct.DirectSettings;
-import org.pageio.posix.PageCache;
-import org.pageio.posix.Residency;
 import org.pageio.uring.IoUringCounters;
 
 /**
@@ -43,8 +45,8 @@ import org.pageio.uring.IoUringCounters;
  * as many seconds as fio gets, against {@code fio --direct=1 --ioengine=io_uring --rw=randread
  * --bs=8k --iodepth=64} (IOPS).</li>
  * </ul>
- * Every pass, ours and fio's, starts cold: {@code fdatasync}, {@code posix_fadvise(DONTNEED)} and
- * {@code mincore} must prove 0 pages resident (irrelevant for O_DIRECT reads, but it keeps the
+ * Every pass, ours and fio's ({@link Fio}), starts cold ({@link ColdCache}): {@code fdatasync},
+ * {@code posix_fadvise(DONTNEED)} and {@code mincore} must prove 0 pages resident (irrelevant for O_DIRECT reads, but it keeps the
  * comparison honest), and ours starts with empty shared buffers. Each round first reads the file
  * once through the page cache (so that a VM host's cache behind the virtual disk is in the same
  * state for every pass) and alternates whether fio runs first or last. {@code shared_buffers} is
@@ -168,6 +170,7 @@ public final class DirectVsFioBench {
                 default -> throw a.unknown();
             }
         }
+        Fio fio = a.fio();
         if (sizeMib < 1024) {
             System.out.println("note: figures comparable with docs/performance.md need --size-mib 1024 or more; " + sizeMib
                     + " MiB is a smoke run");
@@ -208,7 +211,7 @@ public final class DirectVsFioBench {
                 prepare(rel, blocks);
                 rel.close();
                 System.out.printf(Locale.ROOT, "relation file %s, %d MiB (%d blocks), one segment, on %s; %s; load average %s%s%n",
-                        file, sizeMib, blocks, DeviceSampler.name(file), UringVsFioBench.fioVersion(), loadAverage(),
+                        file, sizeMib, blocks, DeviceSampler.name(file), fio.version(), loadAverage(),
                         checksums ? "" : "; data checksums OFF (pages not verified)");
                 // Warm-up, not recorded: the first passes in a JVM run interpreted and pay for JIT
                 // compilation, which on a 1 GiB pass at GB/s is most of the pass.
@@ -238,7 +241,7 @@ public final class DirectVsFioBench {
                         }
                         boolean fioFirst = round % 2 == 1;
                         if (fioFirst) {
-                            all.add(print(fio(file, blocks, random, seconds)));
+                            all.add(print(fio(fio, file, blocks, random, seconds)));
                         }
                         for (String engine : engines) {
                             // the stream (null) first in odd rounds, after its paired variants in even
@@ -261,7 +264,7 @@ public final class DirectVsFioBench {
                             }
                         }
                         if (!fioFirst) {
-                            all.add(print(fio(file, blocks, random, seconds)));
+                            all.add(print(fio(fio, file, blocks, random, seconds)));
                         }
                     }
                 }
@@ -439,15 +442,9 @@ public final class DirectVsFioBench {
         rel.sync();
     }
 
+    /** Drops the file's pages and proves them gone: 0 resident ({@link ColdCache#requireCold}). */
     static void cold(Path file) throws IOException {
-        Residency r = PageCache.evict(file);
-        if (r.residentPages() != 0) {
-            r = PageCache.evict(file);
-        }
-        if (r.residentPages() != 0) {
-            throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages() + " pages of " + file
-                    + " stay in the page cache after posix_fadvise(DONTNEED)");
-        }
+        ColdCache.requireCold(List.of(file));
     }
 
     /** Swaps entries until no block is followed by the next one, so that a read stream cannot combine. */
@@ -469,41 +466,23 @@ public final class DirectVsFioBench {
 
     // ------------------------------------------------------------------ fio
 
-    static Result fio(Path file, long blocks, boolean random, int seconds) throws Exception {
+    static Result fio(Fio fio, Path file, long blocks, boolean random, int seconds) throws Exception {
         cold(file);
-        List<String> cmd = new ArrayList<>(List.of("fio", "--name=" + (random ? "randread" : "seqread"),
-                "--filename=" + file, "--ioengine=io_uring", "--direct=1", "--size=" + blocks * StorageManager.BLCKSZ,
-                "--rw=" + (random ? "randread" : "read"), "--bs=" + (random ? "8k" : "128k"),
-                "--iodepth=" + (random ? RAND_DEPTH : SEQ_DEPTH), "--output-format=json"));
-        if (random) {
-            cmd.add("--runtime=" + seconds);
-        }
-        Process p;
-        String json;
-        String err;
+        FioJob job = (random ? FioJob.randomRead(List.of(file), 8192, RAND_DEPTH, true)
+                : FioJob.sequentialRead(List.of(file), 131072, SEQ_DEPTH, true))
+                .withName(random ? "randread" : "seqread").withSize(blocks * StorageManager.BLCKSZ).withRuntime(random ? seconds : 0);
+        FioResult r;
         DeviceSampler dev = DeviceSampler.of(file);
         try {
-            p = new ProcessBuilder(cmd).start();
-            json = new String(p.getInputStream().readAllBytes());
-            err = new String(p.getErrorStream().readAllBytes());
-            if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || p.exitValue() != 0) {
-                throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
-            }
+            r = fio.run(job);
         } finally {
             if (dev != null) {
                 dev.close();
             }
         }
-        int read = json.indexOf("\"read\" : {");
-        long ioBytes = UringVsFioBench.number(json, read, "io_bytes");
-        double bw = UringVsFioBench.number(json, read, "bw_bytes");
-        double iops = Double.parseDouble(UringVsFioBench.field(json, read, "iops"));
-        long ios = ioBytes / (random ? 8192 : 131072);
-        // usr_cpu and sys_cpu are percentages of the job's run time
-        double cpuPct = Double.parseDouble(UringVsFioBench.field(json, 0, "usr_cpu"))
-                + Double.parseDouble(UringVsFioBench.field(json, 0, "sys_cpu"));
-        double runtimeMs = Double.parseDouble(UringVsFioBench.field(json, 0, "job_runtime"));
-        return new Result("fio", workload(random), bw, iops, ios, cpuPct / 100 * runtimeMs * 1000 / ios,
+        long ios = r.ioBytes() / (random ? 8192 : 131072);
+        // fio's CPU time: its usr_cpu and sys_cpu, percentages of the job's run time
+        return new Result("fio", workload(random), r.bwBytes(), r.iops(), ios, r.cpuNanos() / 1e3 / ios,
                 dev == null ? "" : "(" + dev.note() + ")");
     }
 

@@ -9,10 +9,10 @@ import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.measure.cache.ColdCache;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
-import org.pageio.posix.PageCache;
 import org.pageio.table.LoadResult;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
@@ -28,7 +28,8 @@ import org.pageio.table.engine.TableEngine;
  * </pre>
  * loads {@code t} (T_ROWS, default 2,000,000 = 485 MB) and {@code prefetch_test} (PT_ROWS,
  * default 1,200,000 = 200 MB) into DIR, prints the loader's throughput, then runs each scan on a
- * fresh pool with the relation evicted from the page cache (fdatasync + POSIX_FADV_DONTNEED) and
+ * fresh pool with the relation evicted from the page cache (fdatasync + POSIX_FADV_DONTNEED, proven
+ * 0% resident by {@link ColdCache}) and
  * prints its EXPLAIN and stat_io bytes per read — among them the index scan in heap order (index on
  * {@code id}) with {@code read_stream_lookahead} pg18 and pg19. Deletes DIR's relation files at the end.
  */
@@ -111,9 +112,7 @@ public final class TableScanReport {
 
     /** Drops the relation's pages from the OS page cache (no root needed). */
     private static void evict(SmgrRelation rel, long blocks) throws Exception {
-        for (Path p : rel.segmentPaths(blocks)) {
-            PageCache.evict(p);
-        }
+        ColdCache.requireCold(rel.segmentPaths(blocks)); // proven: 0 pages resident, or one line naming what stayed
     }
 
     private static final class Env implements AutoCloseable {

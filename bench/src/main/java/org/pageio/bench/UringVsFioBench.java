@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.pageio.api.AioConfig;
 import org.pageio.api.AioContext;
 import org.pageio.api.IoHandle;
@@ -22,18 +20,21 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
+import org.pageio.measure.cache.ColdCache;
+import org.pageio.measure.fio.Fio;
+import org.pageio.measure.fio.FioJob;
+import org.pageio.measure.fio.FioResult;
 import org.pageio.method.uring.UringIoMethod;
 import org.pageio.posix.Fadvise;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
-import org.pageio.posix.Residency;
 
 /**
  * io_method=io_uring against fio's io_uring engine, in one run, on a cold file:
  * buffered sequential 128 KiB reads at depth 16 (bandwidth against fio) and buffered random
  * 8 KiB reads at depth 64 (IOPS against fio). Before every run, of fio
  * and of ours, the file is evicted from the page cache ({@code posix_fadvise(DONTNEED)}) and its
- * residency checked with {@code mincore} (must be below 1 %). Both sides get the same access
+ * residency checked with {@code mincore} (must be 0: {@link ColdCache}); fio runs through {@link Fio}. Both sides get the same access
  * hint fio gives by default ({@code fadvise_hint=1}: SEQUENTIAL for sequential jobs, RANDOM for
  * random ones) and read each block at most once (fio's random map; a permutation here). Each
  * round first reads the file once (so that a VM host's cache behind the virtual disk is in the
@@ -92,12 +93,13 @@ public final class UringVsFioBench {
                 default -> throw a.unknown();
             }
         }
+        Fio fio = a.fio();
         Files.createDirectories(dir);
         Path file = dir.resolve("cold-" + sizeMib + "m.dat");
         long size = sizeMib << 20;
         prepare(file, size);
         System.out.printf(Locale.ROOT, "file %s, %d MiB; io_uring default IOSQE_ASYNC policy %s; %s%n", file, sizeMib,
-                UringIoMethod.DEFAULT_FORCE_ASYNC, fioVersion());
+                UringIoMethod.DEFAULT_FORCE_ASYNC, fio.version());
         List<Result> all = new ArrayList<>();
         int fd = Posix.open(file, OpenFlags.O_RDONLY, 0);
         try {
@@ -112,7 +114,7 @@ public final class UringVsFioBench {
                     // virtual disk's host cache in the same state.
                     boolean fioFirst = round % 2 == 1;
                     if (fioFirst) {
-                        all.add(print(fio(file, fd, size, random, seconds)));
+                        all.add(print(fio(fio, file, size, random, seconds)));
                     }
                     for (String p : policies) {
                         all.add(print(ours(file, fd, size, random, seconds, p, true)));
@@ -121,7 +123,7 @@ public final class UringVsFioBench {
                         }
                     }
                     if (!fioFirst) {
-                        all.add(print(fio(file, fd, size, random, seconds)));
+                        all.add(print(fio(fio, file, size, random, seconds)));
                     }
                 }
             }
@@ -236,66 +238,20 @@ public final class UringVsFioBench {
         }
     }
 
-    /** Drops the file's pages and checks that less than 1 % stayed resident. */
-    static void evict(Path file, int fd, long size) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, file);
-            Residency r = Posix.residency(fd, 0, size, file);
-            if (r.fraction() < 0.01) {
-                return;
-            }
-            if (attempt == 5) {
-                throw new IllegalStateException("the file stays " + (int) (100 * r.fraction()) + " % resident after"
-                        + " posix_fadvise(DONTNEED): the measurement would not be cold");
-            }
-        }
+    /** Drops the file's pages and proves them gone ({@link ColdCache#requireCold}: 0 pages resident). */
+    static void evict(Path file) throws IOException {
+        ColdCache.requireCold(List.of(file));
     }
 
     // ------------------------------------------------------------------ fio
 
-    static String fioVersion() {
-        try {
-            Process p = new ProcessBuilder("fio", "--version").redirectErrorStream(true).start();
-            String v = new String(p.getInputStream().readAllBytes()).strip();
-            p.waitFor();
-            return v;
-        } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException("fio is not installed (apt-get install -y fio): " + e);
-        }
-    }
-
-    static Result fio(Path file, int fd, long size, boolean random, int seconds) throws Exception {
-        evict(file, fd, size);
-        List<String> cmd = new ArrayList<>(List.of("fio", "--name=" + (random ? "randread" : "seqread"),
-                "--filename=" + file, "--ioengine=io_uring", "--direct=0", "--size=" + size,
-                "--rw=" + (random ? "randread" : "read"), "--bs=" + (random ? "8k" : "128k"),
-                "--iodepth=" + (random ? RAND_DEPTH : SEQ_DEPTH), "--invalidate=1", "--output-format=json"));
-        if (random) {
-            cmd.add("--runtime=" + seconds);
-        }
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
-        String json = new String(p.getInputStream().readAllBytes());
-        String err = new String(p.getErrorStream().readAllBytes());
-        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("fio failed: " + String.join(" ", cmd) + "\n" + err + json);
-        }
-        int read = json.indexOf("\"read\" : {");
-        long ioBytes = number(json, read, "io_bytes");
-        double bw = number(json, read, "bw_bytes");
-        double iops = Double.parseDouble(field(json, read, "iops"));
-        return new Result("fio", workload(random), bw, iops, random ? ioBytes / RAND_BS : ioBytes / SEQ_BS);
-    }
-
-    static long number(String json, int from, String key) {
-        return (long) Double.parseDouble(field(json, from, key));
-    }
-
-    static String field(String json, int from, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\" : ([0-9.eE+-]+)").matcher(json);
-        if (from < 0 || !m.find(from)) {
-            throw new IllegalStateException("no " + key + " in fio's output: " + json);
-        }
-        return m.group(1);
+    static Result fio(Fio fio, Path file, long size, boolean random, int seconds) throws Exception {
+        evict(file);
+        FioJob job = (random ? FioJob.randomRead(List.of(file), RAND_BS, RAND_DEPTH, false)
+                : FioJob.sequentialRead(List.of(file), SEQ_BS, SEQ_DEPTH, false))
+                .withName(random ? "randread" : "seqread").withSize(size).withInvalidate(true).withRuntime(random ? seconds : 0);
+        FioResult r = fio.run(job);
+        return new Result("fio", workload(random), r.bwBytes(), r.iops(), r.ioBytes() / (random ? RAND_BS : SEQ_BS));
     }
 
     // ------------------------------------------------------------------ ours
@@ -307,7 +263,7 @@ public final class UringVsFioBench {
         int bs = random ? RAND_BS : SEQ_BS;
         long blocks = size / bs;
         int[] order = random ? permutation((int) blocks) : null;
-        evict(file, fd, size);
+        evict(file);
         // fio's default fadvise_hint: the same access pattern hint on the same descriptor.
         Posix.fadvise(fd, 0, 0, random ? Fadvise.POSIX_FADV_RANDOM : Fadvise.POSIX_FADV_SEQUENTIAL, file);
         long ios = 0;

@@ -8,6 +8,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -37,11 +38,11 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
+import org.pageio.measure.cache.CacheState;
+import org.pageio.measure.cache.ColdCache;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
-import org.pageio.posix.PageCache;
-import org.pageio.posix.Residency;
 import org.pageio.table.HeapPage;
 
 /**
@@ -180,29 +181,21 @@ public class WorkerScanBench {
 
         /** Puts the relation in the state {@code cache} asks for, and proves it. */
         void prepare() throws IOException {
-            for (Path p : rel.segmentPaths(blocks)) {
-                if (cache.equals("cold")) {
-                    Residency r = PageCache.evict(p);
-                    if (r.residentPages() != 0) {
-                        throw new IllegalStateException("not cold: " + r.residentPages() + " of " + r.totalPages()
-                                + " pages of " + p + " still in the page cache after fdatasync and POSIX_FADV_DONTNEED");
-                    }
-                } else {
-                    Residency r = PageCache.residency(p);
-                    if (r.fraction() < 0.99) {
-                        // The kernel evicted some (a shared machine; DAMON reclaim): read the file
-                        // back into the page cache, outside the timed scan, and look again.
-                        try (java.io.InputStream in = Files.newInputStream(p)) {
-                            in.transferTo(java.io.OutputStream.nullOutputStream());
-                        }
-                        rewarmed++;
-                        r = PageCache.residency(p);
-                    }
-                    if (r.fraction() < 0.99) {
-                        throw new IllegalStateException("not warm: only " + r.residentPages() + " of " + r.totalPages()
-                                + " pages of " + p + " are in the page cache (is the machine short of memory?)");
-                    }
-                }
+            List<Path> files = rel.segmentPaths(blocks);
+            if (cache.equals("cold")) {
+                ColdCache.requireCold(files); // 0 pages resident, or one line naming what stayed
+                return;
+            }
+            CacheState s = ColdCache.residency(files);
+            if (s.fraction() < 0.99) {
+                // The kernel evicted some (a shared machine; DAMON reclaim): read the files back
+                // into the page cache, outside the timed scan, and look again.
+                s = ColdCache.warm(files, java.nio.ByteBuffer.allocateDirect(1 << 20));
+                rewarmed++;
+            }
+            if (s.fraction() < 0.99) {
+                throw new IllegalStateException("not warm: only " + s.residentPages() + " of " + s.totalPages()
+                        + " pages of " + files + " are in the page cache (is the machine short of memory?)");
             }
         }
 

@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,13 +31,13 @@ import org.pageio.api.IoMethod;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.api.IoSession;
+import org.pageio.measure.cache.CacheState;
+import org.pageio.measure.cache.ColdCache;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
-import org.pageio.posix.Fadvise;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
-import org.pageio.posix.Residency;
 
 /**
  * The worker benchmark on the method SPI: a sequential read stream over a {@code fileMiB} file through the method SPI
@@ -47,9 +48,9 @@ import org.pageio.posix.Residency;
  *
  * <ul>
  *   <li>{@code cache=warm}: the file is in the OS page cache (read once, then checked with
- *       {@link Posix#residency}).</li>
+ *       {@link ColdCache#residency}).</li>
  *   <li>{@code cache=cold}: before every pass, {@code fdatasync} then
- *       {@code posix_fadvise(DONTNEED)}, and residency checked to be below 1%.</li>
+ *       {@code posix_fadvise(DONTNEED)}, and proven 0% resident ({@link ColdCache#requireCold}).</li>
  * </ul>
  *
  * Two benchmarks:
@@ -131,20 +132,16 @@ public class WorkerVsSyncBench {
 
         /** Warm: in the page cache, proven. */
         void checkWarm() throws IOException {
-            Residency r = Posix.residency(fd, 0, size, file);
+            CacheState r = ColdCache.residency(List.of(file));
             if (r.fraction() < 0.99) {
-                throw new IllegalStateException("warm: only " + r + " of the file is in the page cache");
+                throw new IllegalStateException("warm: only " + r.residentPages() + " of " + r.totalPages() + " pages of " + file
+                        + " are in the page cache");
             }
         }
 
         /** Cold: out of the page cache, proven. */
         void dropCache() throws IOException {
-            Posix.fdatasyncOrThrow(fd, file);
-            Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, file);
-            Residency r = Posix.residency(fd, 0, size, file);
-            if (r.fraction() > 0.01) {
-                throw new IllegalStateException("cold: still " + r + " of the file in the page cache after DONTNEED");
-            }
+            CacheState r = ColdCache.requireCold(List.of(file)); // 0 pages resident, or one line naming what stayed
             residencyBefore = Math.max(residencyBefore, r.fraction());
         }
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.measure.fio.Fio;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.TableShape;
 import org.pageio.settings.DataDirectory;
@@ -32,8 +33,10 @@ import org.pageio.settings.DataDirectory;
  * 0% resident is kept in the result but never counted.
  *
  * <p>The parts: {@link DrillTables} loads or reuses the tables, {@link DrillCases} says what each
- * case reads, {@link DrillRounds} runs the warm-up and the rounds, {@link ColdCache} evicts or warms
- * the files before each run, {@link JavaBaselines} and {@link FioBaseline} are the baselines, and
+ * case reads, {@link DrillRounds} runs the warm-up and the rounds, {@link CaseCache} evicts or
+ * warms the files before each run (through {@code org.pageio.measure.cache.ColdCache}),
+ * {@link JavaBaselines} and {@link FioSeries} (jobs for {@code org.pageio.measure.fio.Fio}) are
+ * the baselines, and
  * {@link DrillPools} builds every storage manager, AIO core and buffer pool.
  *
  * <p>Runs in the calling thread; not thread-safe (one drill at a time per data directory).
@@ -63,7 +66,7 @@ public final class Drill {
     private final Map<String, String> unavailable;
     private final DrillProgress progress;
     private final DrillPools pools;
-    private final String fio;
+    private final Fio fio;
 
     /**
      * @param opts        what to run
@@ -117,7 +120,7 @@ public final class Drill {
         }
         this.unavailable = unavail;
         this.pools = new DrillPools(opts);
-        this.fio = opts.fio() ? FioBaseline.path() : null;
+        this.fio = opts.fio() ? Fio.find().map(Fio::new).orElse(null) : null;
     }
 
     /** The method that loads the tables: sync when it runs (the plainest path), else the first by name. */
@@ -151,7 +154,7 @@ public final class Drill {
                             l.loadNanos()));
                 }
             }
-            String fioNote = FioBaseline.note(opts.fio());
+            String fioNote = FioSeries.note(Fio.find().map(Fio::new).orElse(null), opts.fio());
             if (rounds.fioFailure() != null) {
                 fioNote += "; but fio failed: " + rounds.fioFailure();
             }
@@ -162,7 +165,7 @@ public final class Drill {
     }
 
     static boolean isBaseline(String name) {
-        return name.equals(FILE_CHANNEL) || name.equals(ASYNC_FILE_CHANNEL) || FioBaseline.Job.bySeries(name) != null;
+        return name.equals(FILE_CHANNEL) || name.equals(ASYNC_FILE_CHANNEL) || FioSeries.bySeries(name) != null;
     }
 
     static String percent(double f) {

@@ -88,7 +88,7 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
          */
         public Series fioYardstick() {
             if (drillCase.scan() != DrillCase.Scan.SEQ) {
-                Series same = series(FioBaseline.Job.SAME_READS.series);
+                Series same = series(FioSeries.SAME_READS.series);
                 return same == null || same.stats() == null ? null : same;
             }
             return fastestFio();
@@ -96,7 +96,7 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
 
         /** fio's random reads at depth 64 of as many bytes (a bitmap or index scan's case only), or null. */
         public Series fioCeiling() {
-            Series c = series(FioBaseline.Job.RAND_CEILING.series);
+            Series c = series(FioSeries.RAND_CEILING.series);
             return c == null || c.stats() == null ? null : c;
         }
 

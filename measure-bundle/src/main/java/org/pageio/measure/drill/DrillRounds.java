@@ -18,6 +18,10 @@ import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.posix.Fadvise;
 import org.pageio.posix.Posix;
 import org.pageio.posix.Residency;
+import org.pageio.measure.cache.CacheState;
+import org.pageio.measure.fio.Fio;
+import org.pageio.measure.fio.FioJob;
+import org.pageio.measure.fio.FioResult;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
@@ -37,7 +41,7 @@ final class DrillRounds implements AutoCloseable {
     private final DrillOptions opts;
     private final Map<String, IoMethod> methods;
     private final DrillPools pools;
-    private final String fio;
+    private final Fio fio;
     private final DrillProgress progress;
     private final RunProbe probe;
     private final JavaBaselines java;
@@ -49,10 +53,10 @@ final class DrillRounds implements AutoCloseable {
 
     /**
      * @param methods  the methods to run, in report order
-     * @param fio      fio's path, or null to run no fio baseline
+     * @param fio      fio, or null to run no fio baseline
      * @param probe    CPU and device counters around each timed run
      */
-    DrillRounds(DrillOptions opts, Map<String, IoMethod> methods, DrillPools pools, String fio, RunProbe probe,
+    DrillRounds(DrillOptions opts, Map<String, IoMethod> methods, DrillPools pools, Fio fio, RunProbe probe,
             DrillProgress progress) {
         this.opts = opts;
         this.methods = methods;
@@ -88,11 +92,11 @@ final class DrillRounds implements AutoCloseable {
             r.add(Drill.ASYNC_FILE_CHANNEL);
             if (fio != null && c.cold()) {
                 if (c.scan() == Scan.SEQ) { // at every eic, depth = eic
-                    r.add(FioBaseline.Job.SEQ_BUFFERED.series);
-                    r.add(FioBaseline.Job.SEQ_DIRECT.series);
+                    r.add(FioSeries.SEQ_BUFFERED.series);
+                    r.add(FioSeries.SEQ_DIRECT.series);
                 } else { // the scan's own reads at its depth, and the device's ceiling
-                    r.add(FioBaseline.Job.SAME_READS.series);
-                    r.add(FioBaseline.Job.RAND_CEILING.series);
+                    r.add(FioSeries.SAME_READS.series);
+                    r.add(FioSeries.RAND_CEILING.series);
                 }
             }
             runners.put(c, r);
@@ -108,7 +112,7 @@ final class DrillRounds implements AutoCloseable {
         DrillCase first = cases.get(0);
         DrillCase warmUp = new DrillCase("warm-up", "warm-up", first.scan(), false, DrillOptions.DEFAULT_EIC_VALUE, first.bytes());
         for (String r : runners.get(first)) {
-            if (FioBaseline.Job.bySeries(r) != null) {
+            if (FioSeries.bySeries(r) != null) {
                 continue;
             }
             progress.status(String.format(Locale.ROOT, "drill: warm-up (not recorded)  %-12s …", r));
@@ -165,12 +169,12 @@ final class DrillRounds implements AutoCloseable {
         if (name.equals(Drill.ASYNC_FILE_CHANNEL)) {
             return c.eic() + " reads in flight (" + unit + ")";
         }
-        FioBaseline.Job j = FioBaseline.Job.bySeries(name);
+        FioSeries j = FioSeries.bySeries(name);
         return j == null ? null : j.description(c.eic());
     }
 
     private Sample runOne(String runner, DrillCase c, int round, Target t, JavaBaselines.Buffers b) throws IOException {
-        FioBaseline.Job job = FioBaseline.Job.bySeries(runner);
+        FioSeries job = FioSeries.bySeries(runner);
         if (job != null) {
             return runFio(job, c, round, t, b.big);
         }
@@ -220,8 +224,9 @@ final class DrillRounds implements AutoCloseable {
             }
         }
         StatIo stats = rig.stats;
-        Residency res = ColdCache.prepare(c, t.coldFiles(), warmBuffer);
-        String note = ColdCache.verdict(c, res, t.coldFiles());
+        CacheState cache = CaseCache.prepare(c, t.coldFiles(), warmBuffer);
+        Residency res = cache.total();
+        String note = CaseCache.verdict(c, cache);
         RunProbe.Snapshot before = probe.now();
         ScanReport r = rig.tables.scan(request(c, t));
         RunProbe.Snapshot after = probe.now();
@@ -245,23 +250,25 @@ final class DrillRounds implements AutoCloseable {
                 .withStreamInProgress(stream.ioCount() == 0 ? -1 : stream.avgInProgress());
     }
 
-    private Sample runFio(FioBaseline.Job job, DrillCase c, int round, Target t, ByteBuffer warmBuffer) throws IOException {
-        Residency res = ColdCache.prepare(c, t.coldFiles(), warmBuffer);
-        String note = ColdCache.verdict(c, res, t.coldFiles());
+    private Sample runFio(FioSeries job, DrillCase c, int round, Target t, ByteBuffer warmBuffer) throws IOException {
+        CacheState cache = CaseCache.prepare(c, t.coldFiles(), warmBuffer);
+        Residency res = cache.total();
+        String note = CaseCache.verdict(c, cache);
         try {
+            FioJob fioJob = job.job(c.eic(), t.heapFiles(), c.bytes(), job == FioSeries.SAME_READS ? iolog(t) : null);
             RunProbe.Snapshot before = probe.now();
-            FioBaseline.Result r = job == FioBaseline.Job.SAME_READS ? FioBaseline.replay(fio, job.depth(c.eic()), iolog(t))
-                    : FioBaseline.run(fio, job, job.depth(c.eic()), t.heapFiles(), job.rw.equals("randread") ? c.bytes() : 0);
+            FioResult r = fio.run(fioJob);
             RunProbe.Snapshot after = probe.now();
             return new Sample(round, r.runtimeNanos(), -1, r.ios(), r.ioBytes(), 0, res.residentPages(), res.totalPages(), note == null,
                     note).probed(before, after, r.cpuNanos());
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
+            String why = job.series + ": " + e.getMessage();
             if (fioFailure == null) {
-                fioFailure = e.getMessage();
+                fioFailure = why;
             }
-            return new Sample(round, 0, -1, 0, 0, 0, res.residentPages(), res.totalPages(), false, e.getMessage());
+            return new Sample(round, 0, -1, 0, 0, 0, res.residentPages(), res.totalPages(), false, why);
         }
     }
 
@@ -274,7 +281,8 @@ final class DrillRounds implements AutoCloseable {
         if (log == null) {
             log = Files.createTempFile("pageio-drill-", ".iolog");
             iologs.put(t, log);
-            FioBaseline.writeIolog(log, t.heapFiles(), opts.segmentBlocks(), DrillTables.firstOccurrences(t.blocks()));
+            FioJob.writeIolog(log, t.heapFiles(), opts.segmentBlocks(), FioSeries.SAME_READS.kib * 1024,
+                    DrillTables.firstOccurrences(t.blocks()));
         }
         return log;
     }

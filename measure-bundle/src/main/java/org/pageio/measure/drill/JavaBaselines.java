@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.measure.cache.CacheState;
 import org.pageio.posix.Residency;
 import org.pageio.measure.drill.DrillCases.Target;
 
@@ -54,8 +55,9 @@ final class JavaBaselines {
      * heap fetch in the scan's order.
      */
     Sample runAsyncFileChannel(DrillCase c, int round, Target t, Buffers buf) throws IOException {
-        Residency res = ColdCache.prepare(c, t.coldFiles(), buf.big);
-        String note = ColdCache.verdict(c, res, t.coldFiles());
+        CacheState cache = CaseCache.prepare(c, t.coldFiles(), buf.big);
+        Residency res = cache.total();
+        String note = CaseCache.verdict(c, cache);
         int depth = Math.max(1, c.eic());
         long reads = 0;
         long bytes = 0;
@@ -131,8 +133,9 @@ final class JavaBaselines {
 
     /** One positional read at a time: {@code io_combine_limit} bytes through each file, or one 8 kB read per heap fetch. */
     Sample runFileChannel(DrillCase c, int round, Target t, ByteBuffer buffer) throws IOException {
-        Residency res = ColdCache.prepare(c, t.coldFiles(), buffer);
-        String note = ColdCache.verdict(c, res, t.coldFiles());
+        CacheState cache = CaseCache.prepare(c, t.coldFiles(), buffer);
+        Residency res = cache.total();
+        String note = CaseCache.verdict(c, cache);
         long reads = 0;
         long bytes = 0;
         RunProbe.Snapshot before = probe.now();

@@ -75,7 +75,7 @@ class DrillTest {
 
     @Test
     void smallDrillRunsEndToEndAndReusesTheTable() throws Exception {
-        assertTrue(FioBaseline.path() != null, "fio must be installed on this machine (apt-get install fio): the drill runs it");
+        assertTrue(org.pageio.measure.fio.Fio.find().isPresent(), "fio must be installed on this machine (apt-get install fio): the drill runs it");
         List<String> progress = new ArrayList<>();
         DrillResult r = run(options(2, List.of(1, 16)), progress);
         assertFalse(r.reused());
@@ -345,11 +345,6 @@ class DrillTest {
         IllegalArgumentException parse = assertThrows(IllegalArgumentException.class,
                 () -> DrillOptions.parseEic("1,x"));
         assertTrue(parse.getMessage().startsWith("--eic: \"x\" is not a number"), parse.getMessage());
-    }
-
-    @Test
-    void aMissingFioIsSaidPlainly() {
-        assertEquals("fio is not installed: apt-get install fio (there is no fio baseline in this run)", FioBaseline.note(null, true));
     }
 
     @Test
