@@ -55,13 +55,15 @@ public class ExecutableJarIT {
         Run user = exec("lb -s");
         assertEquals("exit code; stderr: " + user.err(), 0, user.code());
         assertTrue(user.out(), user.out().contains("org.pageio.shell") && user.out().contains("org.pageio.web"));
-        assertTrue(user.out(), !user.out().contains("org.pageio.measure") && !user.out().contains("org.pageio.method.fault"));
+        assertTrue(user.out(), !user.out().contains("org.pageio.measure") && !user.out().contains("org.pageio.soak")
+                && !user.out().contains("org.pageio.method.fault"));
         Run drill = exec("pageio:drill --help");
         assertEquals("exit code; stderr: " + drill.err(), 1, drill.code());
 
         Run m = measure("lb -s");
         assertEquals("exit code; stderr: " + m.err(), 0, m.code());
-        assertTrue(m.out(), m.out().contains("org.pageio.measure") && m.out().contains("org.pageio.method.fault")
+        assertTrue(m.out(), m.out().contains("org.pageio.measure") && m.out().contains("org.pageio.soak")
+                && m.out().contains("org.pageio.method.fault")
                 && m.out().contains("org.pageio.shell"));
     }
 

@@ -1,4 +1,4 @@
-package org.pageio.measure.soak;
+package org.pageio.soak;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package org.pageio.measure.soak;
+package org.pageio.soak;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
