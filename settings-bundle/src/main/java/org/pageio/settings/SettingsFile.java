@@ -175,9 +175,14 @@ public final class SettingsFile {
         }
     }
 
-    /** Whether a refusal ({@code FILE:LINE: message}) is about {@code io_method}; the file's path does not count. */
+    /**
+     * Whether a refusal ({@code FILE:LINE: message}) is about {@code io_method}; neither the file's
+     * path nor the list of known names that an unknown setting's refusal ends with counts.
+     */
     static boolean aboutMethod(String refusal, String file) {
-        return (refusal.startsWith(file) ? refusal.substring(file.length()) : refusal).contains(Setting.IO_METHOD);
+        String m = refusal.startsWith(file) ? refusal.substring(file.length()) : refusal;
+        int known = m.indexOf("; known: ");
+        return (known < 0 ? m : m.substring(0, known)).contains(Setting.IO_METHOD);
     }
 
     /**

@@ -84,6 +84,8 @@ class SettingsFileTest {
         String inMethodDir = "/srv/io_method_tests/conf/" + SettingsFile.FILE_NAME;
         assertFalse(SettingsFile.aboutMethod(inMethodDir + ":3: unknown setting 'x'", inMethodDir), "the path does not count");
         assertTrue(SettingsFile.aboutMethod(inMethodDir + ":5: invalid value for io_method: 'nosuch'", inMethodDir));
+        assertFalse(SettingsFile.aboutMethod(inMethodDir + ":2: unknown setting 'io_frobnicate'; known: shared_buffers,"
+                + " io_method, io_workers", inMethodDir), "an unknown setting is printed at once, in line order");
     }
 
     @Test

@@ -96,6 +96,23 @@ class ArgumentsListenerTest {
         assertTrue(shown.startsWith("a=b\ne=f\nx=y\ngogo: IllegalArgumentException: Cannot coerce set("), shown);
     }
 
+    /** A console loop as gosh's: itself a command (gosh runs as the job of {@code gosh --login}), executing the lines it reads. */
+    public static final class Console {
+        public Object console(org.apache.felix.service.command.CommandSession session, String line) throws Exception {
+            Object r = session.execute(line);
+            if (r != null) {
+                session.getConsole().println(session.format(r, org.apache.felix.service.command.Converter.INSPECT));
+            }
+            return null;
+        }
+    }
+
+    @Test
+    void underAConsoleThatIsAJobItselfEveryStatementPrintsToo() {
+        gogo.addCommand("gosh", new Console(), "console");
+        assertEquals("a=b\nc=d\nc=d\n", typed("gosh:console 'pageio:set a b; pageio:set c d; pageio:set c d'"));
+    }
+
     @Test
     void aValueUsedInsideAStatementIsNotPrinted() {
         assertEquals("a=x=y\nq=r\n", typed("pageio:set a (pageio:set x y); pageio:set q r"));
