@@ -17,8 +17,9 @@ import org.apache.felix.service.command.Result;
  * runs a line such as {@code pageio:load --rows 1000 t; pageio:scan count t} as one job per
  * top-level statement (or pipeline) and returns only the last job's value, which the shell (gosh)
  * prints; the others' values would be lost. This {@link JobListener}, set on the session once,
- * sees each job end ({@code Done}) with its result: a top-level job (no parent: not a statement of a
- * closure or of {@code (…)}) that ran in the foreground, succeeded with a non-null value and is not
+ * sees each job end ({@code Done}) with its result: a job of the line itself (its parent is the job
+ * that was current when the line started, not one of the line's: not a statement of a closure or of
+ * {@code (…)}) that ran in the foreground, succeeded with a non-null value and is not
  * the line's last executable has its value printed on the session's console, formatted as gosh
  * formats the last ({@link Converter#INSPECT}). The last executable is found by its offset in the
  * line, parsed with Gogo's own {@link Parser} ({@link #beforeLine}), so a line repeating the same
@@ -33,6 +34,12 @@ final class StatementResults implements JobListener {
     private final JobListener previous;
     /** Offset of the current line's last top-level executable, or -1 (a line of one statement: nothing to do). */
     private volatile int lastStart = -1;
+    /**
+     * The job that was current when the line started: the parent of the line's own jobs. Null when
+     * the line runs outside any job (a test, a telnet session); gosh runs its console loop as a
+     * job itself ({@code gosh --login}), so there it is gosh's job.
+     */
+    private volatile Job lineParent;
 
     private StatementResults(CommandSession session, JobListener previous) {
         this.session = session;
@@ -54,6 +61,7 @@ final class StatementResults implements JobListener {
             session.put(VARIABLE, r);
             session.setJobListener(r);
         }
+        r.lineParent = Job.Utils.current();
         r.lastStart = last;
     }
 
@@ -84,7 +92,7 @@ final class StatementResults implements JobListener {
             previous.jobChanged(job, previousStatus, current);
         }
         int last = lastStart;
-        if (current != Job.Status.Done || previousStatus != Job.Status.Foreground || job.parent() != null || last < 0
+        if (current != Job.Status.Done || previousStatus != Job.Status.Foreground || job.parent() != lineParent || last < 0
                 || !(job.command() instanceof Token t) || t.start() >= last) {
             return;
         }
