@@ -34,7 +34,9 @@ public class ExecutableJarIT {
         jar = ExportedJar.require();
         measuring = ExportedJar.requireMeasuring();
         data = Path.of(PageioTestBase.dataDirectory()).resolveSibling("pageio-jar-data");
-        Files.createDirectories(data);
+        // conf/ as ./pageio makes it: FileInstall, starting before the settings file is written, would
+        // otherwise say on stdout that it is missing, in front of the first test's results
+        Files.createDirectories(data.resolve("conf"));
     }
 
     private static Run exec(String script) throws Exception {
@@ -132,7 +134,11 @@ public class ExecutableJarIT {
         Run r = exec("pageio:nosuchcommand; pageio:methods");
         assertEquals(1, r.code());
         List<String> errors = r.err().lines().filter(l -> l.startsWith("pageio: pageio:")).toList();
-        assertEquals(r.err(), List.of("pageio: pageio:nosuchcommand: Command not found: pageio:nosuchcommand"), errors);
+        assertEquals(r.err(), 1, errors.size());
+        assertTrue(r.err(), errors.get(0).startsWith("pageio: pageio:nosuchcommand: no such command; the pageio commands are: "
+                + "pageio:aios, pageio:checkpoint, ") && errors.get(0).contains(", pageio:methods, ")
+                && errors.get(0).endsWith("; help lists all"));
+        assertTrue(r.err(), !r.err().contains("Command not found"));
         assertTrue("no stack trace: " + r.err(), !r.err().contains("\tat "));
         assertTrue("the commands after the failure must not run: " + r.out(), !r.out().contains("sync"));
     }
@@ -164,6 +170,75 @@ public class ExecutableJarIT {
         assertTrue("nothing was loaded: " + help.err(), !help.err().contains("drill: loading"));
     }
 
+    /**
+     * A settings file with refused lines: each refusal once, in line order, a line that is no
+     * setting said to be a syntax error; the commands run, and the run exits 1, since the file's
+     * values were not in force.
+     */
+    @Test
+    public void refusedSettingsLinesAtStartMakeTheRunFail() throws Exception {
+        Path fresh = Files.createTempDirectory(data, "bad-settings");
+        Path file = fresh.resolve("conf").resolve("org.pageio.settings.cfg");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, String.join("\n",
+                "# a user's settings",              // 1
+                "io_frobnicate = 3",                // 2
+                "this is garbage",                  // 3
+                "effective_io_concurrency = 40",    // 4
+                "io_combine_limit = 1GB") + "\n");  // 5
+        Run r = jar.exec(fresh, "pageio:settings");
+        assertEquals("exit code; stderr: " + r.err(), 1, r.code());
+        List<String> refusals = r.err().lines().filter(l -> l.startsWith("pageio: " + file + ":")).toList();
+        assertEquals(r.err(), 3, refusals.size());
+        assertTrue(r.err(), refusals.get(0).startsWith("pageio: " + file + ":2: unknown setting 'io_frobnicate'"));
+        assertEquals(r.err(), "pageio: " + file + ":3: syntax error: expected NAME = VALUE, got \"this is garbage\"", refusals.get(1));
+        assertTrue(r.err(), refusals.get(2).startsWith("pageio: " + file + ":5: io_combine_limit = 1GB"));
+        assertTrue(r.err(), !r.err().contains("unknown setting 'this'"));
+        assertTrue(r.err(), r.err().contains("pageio: the settings file has 3 refused lines (above), so the commands ran"
+                + " without their values; exit code 1: fix the file and run again"));
+        assertTrue("the commands ran: " + r.out(), r.out().lines().anyMatch(l -> l.startsWith("effective_io_concurrency ")
+                && l.contains("| 40 ")));
+        assertTrue(r.out(), r.out().lines().anyMatch(l -> l.startsWith("io_method_fallback ")
+                && l.endsWith("| a registered method name, or empty for none")));
+    }
+
+    /**
+     * {@code ./pageio exec --data DIR}: a data directory whose parent is missing is refused naming
+     * the parent, and nothing is created; a file is refused in pageio's one line, without mkdir's.
+     * The script refuses before it builds or starts anything.
+     */
+    @Test
+    public void theScriptCreatesTheDataDirectorysLastLevelOnly() throws Exception {
+        Path script = Path.of(System.getProperty("pageio.script"));
+        Path deep = data.resolve("no-such-parent").resolve("dir").resolve("deep");
+        Run missing = script(script, "exec", "--data", deep.toString(), "pageio:methods");
+        assertEquals("exit code; stderr: " + missing.err(), 2, missing.code());
+        assertEquals("pageio: cannot create the data directory " + deep + ": its parent " + deep.getParent()
+                + " does not exist; create it first or name another directory\n", missing.err());
+        assertTrue("no tree grown", !Files.exists(data.resolve("no-such-parent")));
+
+        Path file = Files.writeString(data.resolve("not-a-directory"), "x\n");
+        Run notDir = script(script, "exec", "--data", file.toString(), "pageio:methods");
+        assertEquals("exit code; stderr: " + notDir.err(), 2, notDir.code());
+        assertEquals("pageio: the data directory " + file + " is not a directory; name a directory (an existing one,"
+                + " or a new one in an existing directory)\n", notDir.err());
+    }
+
+    private static Run script(Path script, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("bash", script.toString()));
+        cmd.addAll(List.of(args));
+        Path out = Files.createTempFile(data, "script-out", ".txt");
+        Path err = Files.createTempFile(data, "script-err", ".txt");
+        Process p = new ProcessBuilder(cmd).directory(script.getParent().toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("./pageio " + String.join(" ", args) + " did not end within 60 s");
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
     /** {@code pageio:drill --format json} prints the results document (what the .json file holds) on stdout. */
     @Test
     public void drillPrintsJsonWithFormatJson() throws Exception {
@@ -185,10 +260,11 @@ public class ExecutableJarIT {
             assertEquals("exit code; stderr: " + r.err(), 1, r.code());
             List<String> errors = r.err().lines().filter(l -> l.startsWith("pageio: pageio:drill")).toList();
             assertEquals(r.err(), 1, errors.size());
-            assertTrue(r.err(), errors.get(0).endsWith(": pageio:drill: --rows takes a whole number of rows, 1 or more (got \""
+            // the command is named once, not after the script's line and again in the refusal
+            assertEquals(r.err(), "pageio: pageio:drill: --rows takes a whole number of rows, 1 or more (got \""
                     + rows + "\"); usage: pageio:drill [--rows N] [--rounds 1..100] [--methods m1,m2] [--eic 1,16,64]"
                     + " [--cases seq,warm,bitmap,index] [--shared-buffers N] [--data DIR] [--results DIR|none] [--no-fio]"
-                    + " [--seq-hint] [--format text|json]"));
+                    + " [--seq-hint] [--format text|json]", errors.get(0));
             assertTrue(r.err(), !r.err().contains("Cannot coerce") && !r.err().contains("drill: loading"));
             assertTrue("nothing was created for the drill", !Files.exists(drillData));
         }

@@ -113,6 +113,15 @@ public class SettingsFileIT extends PageioTestBase {
         await("io_max_workers 7", () -> row(safeRun("pageio:settings"), "io_max_workers").contains("| 7 ") ? true : null);
         assertSame("a refused line must not restart the buffer manager", b24, bufferManager());
 
+        // a line that is no setting is a syntax error, not an unknown setting; refusals come in line order
+        write("effective_io_concurrency = 24\nio_max_workers = 7\nzz_unknown = 1\nthis is garbage\nio_frobnicate = 2\n");
+        String order = assertRefused(file() + ":4: syntax error: expected NAME = VALUE, got \"this is garbage\"", b24);
+        int third = order.indexOf(file() + ":3: unknown setting 'zz_unknown'");
+        int fourth = order.indexOf(file() + ":4: syntax error");
+        int fifth = order.indexOf(file() + ":5: unknown setting 'io_frobnicate'");
+        assertTrue(order, third >= 0 && third < fourth && fourth < fifth);
+        assertTrue(order, !order.contains("unknown setting 'this'"));
+
         // pageio:set saves into the file; FileInstall reads it back and nothing changes
         String set = run("pageio:set effective_io_concurrency 40");
         assertTrue(set, set.endsWith("; saved in " + file()));

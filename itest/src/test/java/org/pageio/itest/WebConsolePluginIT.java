@@ -94,7 +94,7 @@ public class WebConsolePluginIT {
         int line = edited.lines().toList().indexOf("io_combine_limit = 1GB") + 1;
         assertTrue(edited, line > 1);
         Run third = exec(data, "pageio:settings");
-        assertEquals("exit code; stderr: " + third.err(), 0, third.code());
+        assertEquals("a refused line fails the run; stderr: " + third.err(), 1, third.code());
         // the file and the line, as a compiler names them
         assertTrue(third.err(), third.err().contains("pageio: " + file + ":" + line + ": io_combine_limit = 1GB (131072 × 8kB) is outside"
                 + " the valid range 1..128 (8kB), that is 8kB..1MB; io_combine_limit stays 16"));

@@ -125,6 +125,40 @@ public final class TextTable {
         return sb.toString();
     }
 
+    /**
+     * Aligned text as {@link #toString()} gives it, with the cells of {@code column} longer than
+     * {@code width} characters shortened to fit, ending in a note mark ({@code seccomp blocks… (1)}),
+     * and their whole text as numbered notes under the table ({@code (1) seccomp blocks …}), so that one
+     * long cell does not widen every row. Equal texts share a note. JSON ({@link #toJson()}) keeps
+     * every cell whole.
+     */
+    public String toString(int column, int width) {
+        if (column < 0 || column >= header.size()) {
+            throw new IndexOutOfBoundsException("column " + column + " of a table of " + header.size());
+        }
+        java.util.Map<String, Integer> notes = new java.util.LinkedHashMap<>();
+        TextTable shown = new TextTable(header.toArray(String[]::new));
+        System.arraycopy(align, 0, shown.align, 0, align.length);
+        for (Object[] row : rows) {
+            Object[] copy = row.clone();
+            String cell = oneLine(text(row[column]));
+            if (cell.length() > width) {
+                int n = notes.computeIfAbsent(cell, k -> notes.size() + 1);
+                String mark = "… (" + n + ")";
+                int cut = Math.max(0, width - mark.length());
+                int blank = cell.lastIndexOf(' ', cut);
+                if (blank > cut / 2) {
+                    cut = blank; // at a word's end when that keeps most of the room
+                }
+                copy[column] = cell.substring(0, cut).stripTrailing() + mark;
+            }
+            shown.rows.add(copy);
+        }
+        StringBuilder sb = new StringBuilder(shown.toString());
+        notes.forEach((text, n) -> sb.append('(').append(n).append(") ").append(text).append('\n'));
+        return sb.toString();
+    }
+
     private void appendLine(StringBuilder sb, String[] line, int[] width) {
         int start = sb.length();
         for (int c = 0; c < line.length; c++) {

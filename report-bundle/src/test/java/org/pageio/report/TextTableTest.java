@@ -50,4 +50,21 @@ class TextTableTest {
     void rowWidthMustMatch() {
         assertThrows(IllegalArgumentException.class, () -> new TextTable("a", "b").row("x"));
     }
+
+    @Test
+    void longCellsOfOneColumnBecomeNotesUnderTheTable() {
+        String long1 = "seccomp blocks io_uring_setup " + "a".repeat(100);
+        TextTable t = new TextTable("method", "cause", "bundle");
+        t.row("io_uring", long1, "u").row("direct", long1, "d").row("sync", "short", "s").row("other", "b".repeat(40), "o");
+        String text = t.toString(1, 20); // a shortened cell, its mark included, is at most 20 characters
+        assertEquals(String.join("\n",
+                "method   | cause                | bundle",
+                "---------+----------------------+-------",
+                "io_uring | seccomp blocks… (1)  | u",
+                "direct   | seccomp blocks… (1)  | d",
+                "sync     | short                | s",
+                "other    | bbbbbbbbbbbbbbb… (2) | o",
+                "(1) " + long1,
+                "(2) " + "b".repeat(40)) + "\n", text);
+    }
 }

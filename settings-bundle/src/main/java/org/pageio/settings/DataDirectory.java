@@ -13,7 +13,8 @@ import org.osgi.framework.BundleContext;
 
 /**
  * The pageio data directory: framework or system property {@code pageio.data} (default
- * {@code ./data}), resolved to an absolute path and created when missing. Every directory pageio
+ * {@code ./data}), resolved to an absolute path and created when missing (its last level only:
+ * its parent must exist). Every directory pageio
  * creates in it (and the data directory itself) is private: {@code rwx------} (0700), as
  * PostgreSQL's; the buffer manager refuses a data directory that group or others can write.
  */
@@ -46,16 +47,45 @@ public final class DataDirectory {
         return of(context.getProperty(PROPERTY));
     }
 
-    /** Resolves and creates {@code value} (or the default when null or blank). */
+    /**
+     * Resolves {@code value} (or the default when null or blank) and creates it when missing: the
+     * last level only, as {@code initdb} does, so that a mistyped path does not grow a tree from
+     * {@code /}.
+     *
+     * @throws UncheckedIOException in one line: its parent does not exist ({@code cannot create the data
+     *         directory /a/b/c: its parent /a/b does not exist; create it first or name another
+     *         directory}), it is not a directory, or it cannot be created (and why)
+     */
     public static Path of(String value) {
         String v = value == null || value.isBlank() ? DEFAULT : value.trim();
         Path dir = Path.of(v).toAbsolutePath().normalize();
+        if (Files.isDirectory(dir)) {
+            return dir;
+        }
+        if (Files.exists(dir)) {
+            throw refusal("the data directory " + dir
+                    + " is not a directory; name a directory (an existing one, or a new one in an existing directory)", null);
+        }
+        Path parent = dir.getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw refusal("cannot create the data directory " + dir + ": its parent " + parent
+                    + (Files.exists(parent) ? " is not a directory" : " does not exist")
+                    + "; create it first or name another directory", null);
+        }
         try {
-            createPrivate(dir);
+            Files.createDirectory(dir, PRIVATE);
+        } catch (java.nio.file.FileAlreadyExistsException raced) {
+            if (!Files.isDirectory(dir)) {
+                throw refusal("the data directory " + dir + " is not a directory", raced);
+            }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the pageio data directory " + dir + " ("
-                    + PROPERTY + "=" + v + "): " + e, e);
+            String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied in " + parent : e.toString();
+            throw refusal("cannot create the data directory " + dir + ": " + why + "; name another directory", e);
         }
         return dir;
+    }
+
+    private static UncheckedIOException refusal(String message, IOException cause) {
+        return new UncheckedIOException(message, cause != null ? cause : new IOException(message));
     }
 }

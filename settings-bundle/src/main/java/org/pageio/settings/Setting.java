@@ -49,8 +49,20 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
     public static final String METHOD_TARGET = "ioMethod.target";
     public static final String IO_METHOD = "io_method";
 
-    /** What Metatype does not say: unit, PostgreSQL's context and 0 as an invalid value, by name. */
-    record Known(String name, Unit unit, String context, boolean excludeZero) {}
+    /** The setting naming the method used while io_method's is not registered. */
+    public static final String IO_METHOD_FALLBACK = "io_method_fallback";
+    /** The range of io_method while no method is registered (a template written before any registers). */
+    static final String ANY_METHOD = "a registered, available I/O method: pageio:methods lists them";
+
+    /**
+     * What Metatype does not say: unit, PostgreSQL's context, 0 as an invalid value, and for a text
+     * setting the values it takes ({@code range}; null: any text), by name.
+     */
+    record Known(String name, Unit unit, String context, boolean excludeZero, String range) {
+        Known(String name, Unit unit, String context, boolean excludeZero) {
+            this(name, unit, context, excludeZero, null);
+        }
+    }
 
     static final List<Known> CATALOG = List.of(
             new Known("shared_buffers", Unit.BLOCKS, "postmaster", false),
@@ -67,6 +79,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("read_stream_policy", Unit.NONE, "pageio", false),
             new Known("io_uring_registered_buffers", Unit.NONE, "pageio", false),
             new Known(IO_METHOD, Unit.NONE, "postmaster", false),
+            new Known(IO_METHOD_FALLBACK, Unit.NONE, "pageio", false, "a registered method name, or empty for none"),
             new Known("io_min_workers", Unit.NONE, "sighup", false),
             new Known("io_max_workers", Unit.NONE, "sighup", false),
             new Known("io_worker_idle_timeout", Unit.MS, "sighup", false),
@@ -116,8 +129,11 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
     public String range() {
         return switch (kind) {
             case BOOLEAN -> "on, off";
-            case ENUM, METHOD -> options.isEmpty() ? "(none registered)" : String.join(", ", options);
-            case STRING -> "";
+            case ENUM, METHOD -> options.isEmpty() ? (kind == Kind.METHOD ? ANY_METHOD : "") : String.join(", ", options);
+            case STRING -> {
+                String r = known(name).range();
+                yield r == null ? "" : r;
+            }
             case INTEGER, REAL -> {
                 // an INTEGER is stored as an int: where Metatype names no bound, the type's is the bound
                 Long lo = kind == Kind.INTEGER && min == null ? Long.valueOf(Integer.MIN_VALUE) : min;

@@ -69,7 +69,9 @@ public final class SettingsFile {
     /** The file's configuration last received, applied again when the container has started or a method registers. */
     private volatile Map<String, Object> last;
     /** Refusals already printed (each is printed once while it stands). */
-    private final Set<String> printed = ConcurrentHashMap.newKeySet();
+    private static final Set<String> PRINTED = ConcurrentHashMap.newKeySet();
+    /** The refusals of the file's last application, in line order. */
+    private static volatile List<String> standing = List.of();
 
     @Activate
     public SettingsFile(@Reference SettingsService settings, BundleContext context, Map<String, Object> config) {
@@ -152,12 +154,14 @@ public final class SettingsFile {
         String fileName = from == null ? path(context).toString() : String.valueOf(from).replaceFirst("^file:", "");
         boolean settled = Container.settled(context);
         try {
-            List<String> refused = settings.applyFile(config, fileName, lineNumbers(Path.of(fileName)));
-            printed.retainAll(refused.stream().map(SettingsFile::printedKey).toList());
+            List<String> text = lines(Path.of(fileName));
+            List<String> refused = settings.applyFile(config, fileName, lineNumbers(text), syntaxErrors(text));
+            standing = refused;
+            PRINTED.retainAll(refused.stream().map(SettingsFile::printedKey).toList());
             for (String refusal : refused) {
                 // an io_method refused before the method bundles have started may be taken later
                 boolean early = !settled && aboutMethod(refusal, fileName);
-                if (!early && printed.add(printedKey(refusal))) {
+                if (!early && PRINTED.add(printedKey(refusal))) {
                     System.err.println("pageio: " + refusal);
                 }
             }
@@ -171,19 +175,88 @@ public final class SettingsFile {
         }
     }
 
-    /** Whether a refusal ({@code FILE:LINE: message}) is about {@code io_method}; the file's path does not count. */
+    /**
+     * Whether a refusal ({@code FILE:LINE: message}) is about {@code io_method}; neither the file's
+     * path nor the list of known names that an unknown setting's refusal ends with counts.
+     */
     static boolean aboutMethod(String refusal, String file) {
-        return (refusal.startsWith(file) ? refusal.substring(file.length()) : refusal).contains(Setting.IO_METHOD);
+        String m = refusal.startsWith(file) ? refusal.substring(file.length()) : refusal;
+        int known = m.indexOf("; known: ");
+        return (known < 0 ? m : m.substring(0, known)).contains(Setting.IO_METHOD);
+    }
+
+    /**
+     * The refusals of the settings file's last application ({@code FILE:LINE: message}, in line
+     * order; empty when every line was taken), after printing on stderr those not printed yet (an
+     * {@code io_method} line refused before the method bundles started is printed only once it
+     * stands). The exec runner asks after the start: the file's values are not all in force.
+     */
+    public static List<String> standingRefusals() {
+        List<String> r = standing;
+        for (String refusal : r) {
+            if (PRINTED.add(printedKey(refusal))) {
+                System.err.println("pageio: " + refusal);
+            }
+        }
+        return r;
     }
 
     /** {@link #lineNumbers(List)} of {@code file}; empty when it cannot be read (the refusals then name the file only). */
     static Map<String, Integer> lineNumbers(Path file) {
+        return lineNumbers(lines(file));
+    }
+
+    /** The file's lines as FileInstall reads them; empty when it cannot be read. */
+    static List<String> lines(Path file) {
         try {
             // FileInstall reads a .cfg file as ISO 8859-1: every byte is a character, no line fails to decode
-            return lineNumbers(Files.readAllLines(file, StandardCharsets.ISO_8859_1));
+            return Files.readAllLines(file, StandardCharsets.ISO_8859_1);
         } catch (IOException | RuntimeException e) {
-            return Map.of();
+            return List.of();
         }
+    }
+
+    /**
+     * The lines that are not {@code NAME = VALUE} (nor PostgreSQL's {@code NAME VALUE}, one word
+     * after the name), by line number (1-based), each as written: FileInstall reads {@code this is
+     * garbage} as the name {@code this} with the value {@code is garbage}, so only the file's own
+     * lines can tell a line that is no setting at all from an unknown setting. A line that continues
+     * on the next (ending in an odd number of backslashes) and the lines it continues on are not
+     * judged.
+     */
+    static Map<Integer, String> syntaxErrors(List<String> lines) {
+        Map<Integer, String> errors = new java.util.TreeMap<>();
+        boolean continued = false;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            boolean wasContinued = continued;
+            int backslashes = 0;
+            for (int j = line.length() - 1; j >= 0 && line.charAt(j) == '\\'; j--) {
+                backslashes++;
+            }
+            String t = line.strip();
+            boolean comment = !wasContinued && (t.startsWith("#") || t.startsWith("!"));
+            continued = !comment && backslashes % 2 == 1;
+            if (wasContinued || continued || comment || t.isEmpty()) {
+                continue;
+            }
+            int j = 0;
+            while (j < t.length() && " \t\f=:".indexOf(t.charAt(j)) < 0) {
+                j += t.charAt(j) == '\\' && j + 1 < t.length() ? 2 : 1;
+            }
+            String rest = t.substring(j).stripLeading();
+            boolean separated = rest.startsWith("=") || rest.startsWith(":");
+            boolean oneWord = !rest.isEmpty() && rest.chars().noneMatch(Character::isWhitespace);
+            if (j == 0 || !separated && !oneWord) {
+                errors.put(i + 1, t);
+            }
+        }
+        return errors;
+    }
+
+    /** The refusal of a line that is not {@code NAME = VALUE}. */
+    static String syntaxError(String fileName, int line, String text) {
+        return fileName + ":" + line + ": syntax error: expected NAME = VALUE, got \"" + text + "\"";
     }
 
     /**

@@ -250,7 +250,8 @@ public final class SettingsService {
      * each starting with {@code FILE:LINE: } ({@code lines}: the line setting each name, see
      * {@link SettingsFile#lineNumbers}; {@code FILE: } alone for a name not found there).
      */
-    List<String> applyFile(Map<String, ?> file, String fileName, Map<String, Integer> lines) throws IOException {
+    List<String> applyFile(Map<String, ?> file, String fileName, Map<String, Integer> lines,
+            Map<Integer, String> syntaxErrors) throws IOException {
         java.util.function.Function<String, String> at = name -> {
             Integer line = lines.get(name);
             return fileName + (line == null ? "" : ":" + line) + ": ";
@@ -264,6 +265,7 @@ public final class SettingsService {
             proposed.put(pid, copy(c));
         }
         List<String> refused = new ArrayList<>();
+        syntaxErrors.forEach((line, text) -> refused.add(SettingsFile.syntaxError(fileName, line, text)));
         Map<String, Object> accepted = new java.util.LinkedHashMap<>();
         Set<String> named = new java.util.HashSet<>();
         for (Map.Entry<String, ?> e : new TreeMap<>(file).entrySet()) {
@@ -272,6 +274,9 @@ public final class SettingsService {
                 continue;
             }
             named.add(name);
+            if (lines.containsKey(name) && syntaxErrors.containsKey(lines.get(name))) {
+                continue; // refused above as a line that is no setting; the old value stays
+            }
             Defined d = defs.get(name);
             if (d == null) {
                 refused.add(at.apply(name) + "unknown setting '" + name + "'; known: " + String.join(", ", defs.keySet()));
@@ -328,8 +333,31 @@ public final class SettingsService {
                 configAdmin.getConfiguration(pid, "?").update(proposed.get(pid));
             }
         }
-        fileReport = new FileReport(fileName, List.copyOf(refused), System.currentTimeMillis());
-        return refused;
+        List<String> inOrder = inLineOrder(fileName, refused);
+        fileReport = new FileReport(fileName, inOrder, System.currentTimeMillis());
+        return inOrder;
+    }
+
+    /**
+     * {@code refusals} ({@code FILE:LINE: message}) sorted by line, as a compiler lists its errors;
+     * those naming no line ({@code FILE: message}) last, each group in the order given.
+     */
+    static List<String> inLineOrder(String fileName, List<String> refusals) {
+        String prefix = fileName + ":";
+        java.util.function.ToIntFunction<String> line = r -> {
+            if (r.startsWith(prefix)) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+): ").matcher(r.substring(prefix.length()));
+                if (m.find()) {
+                    try {
+                        return Integer.parseInt(m.group(1));
+                    } catch (NumberFormatException tooLong) {
+                        return Integer.MAX_VALUE;
+                    }
+                }
+            }
+            return Integer.MAX_VALUE;
+        };
+        return refusals.stream().sorted(java.util.Comparator.comparingInt(line)).toList();
     }
 
     private static Dictionary<String, Object> copy(Dictionary<String, Object> d) {

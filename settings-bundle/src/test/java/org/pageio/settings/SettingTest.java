@@ -210,6 +210,16 @@ class SettingTest {
     }
 
     @Test
+    void theMethodSettingsSayTheirRange() {
+        assertEquals("sync, worker", METHOD.range());
+        assertEquals("a registered, available I/O method: pageio:methods lists them",
+                Setting.ioMethod(List.of(), "worker").range(), "before any method registers");
+        Setting fallback = setting(new Ad("io_method_fallback", AttributeDefinition.STRING, "sync", null, null), Setting.BUFMGR_PID);
+        assertEquals("a registered method name, or empty for none", fallback.range());
+        assertEquals("", setting(new Ad("some_text", AttributeDefinition.STRING, "x", null, null), Setting.BUFMGR_PID).range());
+    }
+
+    @Test
     void tableShowsSourceDefaultConfigurationFileOrConsole() throws IOException {
         Map<String, SettingsService.Defined> defs = new LinkedHashMap<>();
         for (Setting s : List.of(SHARED, EIC, TIMING, METHOD, IDLE)) {

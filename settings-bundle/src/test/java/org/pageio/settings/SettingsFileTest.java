@@ -84,6 +84,45 @@ class SettingsFileTest {
         String inMethodDir = "/srv/io_method_tests/conf/" + SettingsFile.FILE_NAME;
         assertFalse(SettingsFile.aboutMethod(inMethodDir + ":3: unknown setting 'x'", inMethodDir), "the path does not count");
         assertTrue(SettingsFile.aboutMethod(inMethodDir + ":5: invalid value for io_method: 'nosuch'", inMethodDir));
+        assertFalse(SettingsFile.aboutMethod(inMethodDir + ":2: unknown setting 'io_frobnicate'; known: shared_buffers,"
+                + " io_method, io_workers", inMethodDir), "an unknown setting is printed at once, in line order");
+    }
+
+    @Test
+    void aLineThatIsNoSettingIsASyntaxErrorNotAnUnknownSetting() {
+        List<String> lines = List.of(
+                "# a comment",                      // 1
+                "this is garbage",                  // 2: FileInstall reads the name "this"
+                "shared_buffers = 128MB",           // 3
+                "io_method worker",                 // 4: PostgreSQL's NAME VALUE
+                "lonely",                           // 5: a name, no value
+                "= 5",                              // 6: no name
+                "io_workers: 3",                    // 7
+                "effective_io_concurrency = 1\\",  // 8: continues on 9, not judged
+                "   two words");                    // 9
+        assertEquals(java.util.Map.of(2, "this is garbage", 5, "lonely", 6, "= 5"), SettingsFile.syntaxErrors(lines));
+        assertEquals("/d/conf/x.cfg:2: syntax error: expected NAME = VALUE, got \"this is garbage\"",
+                SettingsFile.syntaxError("/d/conf/x.cfg", 2, "this is garbage"));
+    }
+
+    @Test
+    void refusalsAreListedInLineOrder() {
+        String f = "/srv/a:b/conf/" + SettingsFile.FILE_NAME;
+        assertEquals(List.of(f + ":2: syntax error", f + ":9: a", f + ":10: b", f + ": no line"),
+                SettingsService.inLineOrder(f, List.of(f + ":10: b", f + ": no line", f + ":9: a", f + ":2: syntax error")));
+    }
+
+    @Test
+    void theTemplateWrittenBeforeAnyMethodRegistersSaysATrueRange() throws Exception {
+        TextTable t = table();
+        Setting none = Setting.ioMethod(List.of(), "worker");
+        t.row(none.name(), "worker", "", "default", "postmaster", "live", none.range());
+        Path file = dir.resolve("conf").resolve(SettingsFile.FILE_NAME);
+        SettingsFile.writeTemplate(file, t);
+        String text = Files.readString(file);
+        assertTrue(text.contains("#io_method = worker" + " ".repeat(40 - 19)
+                + "# a registered, available I/O method: pageio:methods lists them; applies live\n"), text);
+        assertFalse(text.contains("none registered"), text);
     }
 
     @Test

@@ -12,13 +12,21 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 
 /**
- * In the interactive shell, says what about a command line's arguments Gogo refused, in the
- * command's terms ({@link CommandArguments}), on the session's console: {@code pageio:stat_io:
- * unknown option --x; its options: …}. Gogo's own line ({@code gogo: IllegalArgumentException:
- * Cannot coerce …}) follows it; a listener sees the failure but cannot replace it. {@code --help}
- * or {@code -h} prints Gogo's {@code help} for the command instead. Only a line that is one plain
- * command is explained (no {@code ;}, pipe or closure). The exec runner's sessions are skipped
- * ({@link #EXEC_SESSION}): the runner explains its failures in its own one-line format.
+ * The interactive shell's side of a line, as the exec runner does it for a script:
+ * <ul>
+ *   <li>every statement's result is printed, not only the last one's ({@link StatementResults}:
+ *       {@code pageio:load --rows 1000 t; pageio:scan count t} prints both);</li>
+ *   <li>arguments Gogo refused are said in the command's terms ({@link CommandArguments}) on the
+ *       session's console: {@code pageio:stat_io: unknown option --x; its options: …}. {@code --help}
+ *       or {@code -h} prints Gogo's {@code help} for the command instead. Only a line that is one
+ *       plain command is explained (no {@code ;}, pipe or closure);</li>
+ *   <li>a command that does not exist is answered with the pageio commands there are
+ *       ({@link UnknownCommand}): {@code pageio:nosuch: no such command; the pageio commands are: …}.</li>
+ * </ul>
+ * Gogo's own line ({@code gogo: IllegalArgumentException: Cannot coerce …},
+ * {@code gogo: CommandNotFoundException: …}) follows a refusal: a listener sees the failure but
+ * cannot replace it. The exec runner's sessions are skipped ({@link #EXEC_SESSION}): the runner runs
+ * one statement at a time and explains its failures in its own one-line format.
  *
  * <p>Gogo's whiteboard calls the listener on the thread that executes the line.
  */
@@ -42,17 +50,27 @@ public final class ArgumentsListener implements CommandSessionListener {
 
     @Override
     public void beforeExecute(CommandSession session, CharSequence commandline) {
-        // nothing: only a refusal is explained
+        if (session.get(EXEC_SESSION) == null) {
+            StatementResults.beforeLine(session, commandline);
+        }
     }
 
     @Override
     public void afterExecute(CommandSession session, CharSequence commandline, Object result) {
-        // nothing: only a refusal is explained
+        // nothing: gosh prints the last statement's result, StatementResults the others'
     }
 
     @Override
     public void afterExecute(CommandSession session, CharSequence commandline, Exception exception) {
-        if (!CommandArguments.isMismatch(exception) || session.get(EXEC_SESSION) != null) {
+        if (session.get(EXEC_SESSION) != null) {
+            return;
+        }
+        String missing = UnknownCommand.command(exception);
+        if (missing != null) {
+            session.getConsole().println(UnknownCommand.reply(session, missing));
+            return;
+        }
+        if (!CommandArguments.isMismatch(exception)) {
             return;
         }
         String line = commandline.toString().strip();

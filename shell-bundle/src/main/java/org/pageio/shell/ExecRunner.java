@@ -69,13 +69,30 @@ public final class ExecRunner {
 
     private final CommandProcessor processor;
     private final BundleContext context;
+    /** Where results and failures go: the process's stdout and stderr, or a test's streams. */
+    private final PrintStream out;
+    private final PrintStream err;
     private volatile ServiceRegistration<?> mainThread;
     private volatile Readiness readiness;
+
+    private ExecRunner(CommandProcessor processor, PrintStream out, PrintStream err) {
+        this.processor = processor;
+        this.context = null;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** A runner whose {@link #run} prints on {@code out} and {@code err}; it waits for nothing and never exits. */
+    static ExecRunner forTest(CommandProcessor processor, PrintStream out, PrintStream err) {
+        return new ExecRunner(processor, out, err);
+    }
 
     @Activate
     public ExecRunner(@Reference CommandProcessor processor, BundleContext context) {
         this.processor = processor;
         this.context = context;
+        this.out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        this.err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         String script = context.getProperty(Container.EXEC_PROPERTY);
         if (script == null || !STARTED.compareAndSet(false, true)) {
             return;
@@ -145,7 +162,16 @@ public final class ExecRunner {
                     r.awaitServicesQuiet(); // the buffer manager may be restarting, dropped methods registering
                 }
             }
+            // PostgreSQL refuses to start on a bad line of postgresql.conf; the commands run here (a
+            // pageio:set may be what fixes it), but the run fails: the user's settings were not in force
+            List<String> refused = SettingsFile.standingRefusals();
             code = run(commands);
+            if (!refused.isEmpty()) {
+                err.println("pageio: the settings file has " + refused.size() + (refused.size() == 1 ? " refused line" : " refused lines")
+                        + " (above), so the commands ran without " + (refused.size() == 1 ? "its value" : "their values")
+                        + "; exit code 1: fix the file and run again");
+                code = 1;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             code = 1;
@@ -165,8 +191,6 @@ public final class ExecRunner {
 
     /** Runs the commands in one Gogo session; returns 0 when all succeeded, else 1. */
     int run(List<String> commands) {
-        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-        PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         System.out.flush();
         try (CommandSession session = processor.createSession(InputStream.nullInputStream(), out, err)) {
             session.put(ArgumentsListener.EXEC_SESSION, Boolean.TRUE); // refusals are explained below
@@ -185,11 +209,16 @@ public final class ExecRunner {
                     }
                 } catch (Throwable e) {
                     out.flush();
-                    if (!CommandArguments.isMismatch(Container.rootCause(e))) {
-                        err.println("pageio: " + command + ": " + Container.message(e));
+                    String missing = UnknownCommand.command(e);
+                    if (missing != null) {
+                        err.println("pageio: " + UnknownCommand.reply(session, missing));
                         return 1;
                     }
-                    if (!helped(session, command, out, err)) {
+                    if (!CommandArguments.isMismatch(Container.rootCause(e))) {
+                        err.println(failure(command, Container.message(e)));
+                        return 1;
+                    }
+                    if (!helped(session, command)) {
                         return 1;
                     }
                 }
@@ -202,11 +231,27 @@ public final class ExecRunner {
     }
 
     /**
+     * The line for a failed command: {@code pageio: <command>: <message>}, or {@code pageio: <message>}
+     * when the message already starts with the command's name ({@code pageio:drill: --rows takes …}),
+     * so the command is named once.
+     */
+    static String failure(String command, String message) {
+        String name = CommandArguments.words(command).stream().findFirst().orElse("");
+        String function = name.substring(name.indexOf(':') + 1);
+        // the message names the command as typed, or with its scope when typed without (drill → pageio:drill)
+        if (!function.isEmpty() && (message.startsWith(name + ": ")
+                || name.indexOf(':') < 0 && message.matches("(?s)[A-Za-z0-9_-]+:" + java.util.regex.Pattern.quote(function) + ": .*"))) {
+            return "pageio: " + message;
+        }
+        return "pageio: " + command + ": " + message;
+    }
+
+    /**
      * After Gogo refused {@code command}'s arguments: prints Gogo's {@code help} for the command and
      * returns true when they ask for it ({@code --help}, {@code -h}); otherwise says on {@code err}
      * what did not fit and returns false.
      */
-    private boolean helped(CommandSession session, String command, PrintStream out, PrintStream err) {
+    private boolean helped(CommandSession session, String command) {
         CommandArguments.Reply reply = CommandArguments.reply(session, command, name -> CommandArguments.methods(context, name));
         if (!reply.help()) {
             err.println("pageio: " + command + ": " + reply.text());

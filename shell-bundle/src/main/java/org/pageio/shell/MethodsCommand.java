@@ -12,7 +12,9 @@ import org.pageio.shell.command.Commands;
 
 /**
  * {@code pageio:methods [--format text|json]}: the {@link MethodsTable}, every registered I/O method
- * with whether it can run here, and every method component whose service is not registered yet.
+ * with whether it can run here, and every method component whose service is not registered yet. In
+ * text, a cause longer than {@value #CAUSE_WIDTH} characters is shortened in its row and given whole
+ * as a numbered note under the table.
  */
 @Component(service = MethodsCommand.class, property = {
         Commands.SCOPE + "=" + Commands.PAGEIO,
@@ -32,7 +34,21 @@ public final class MethodsCommand {
             @Descriptor("output format: text (default) or json")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) {
         boolean json = Json.requested(format);
-        TextTable table = methods.table();
-        return json ? table.toJson().stripTrailing() : table.toString().stripTrailing();
+        return render(methods.table(), json);
+    }
+
+    /** Widest a cause is shown in the text table; a longer one is a numbered note under it. */
+    static final int CAUSE_WIDTH = 60;
+
+    /**
+     * The table as text, a long cause (a seccomp refusal runs to hundreds of characters) shortened
+     * in its row and given whole below the table; or as JSON, every cause whole in its row.
+     */
+    static String render(TextTable table, boolean json) {
+        if (json) {
+            return table.toJson().stripTrailing();
+        }
+        int cause = table.header().indexOf("cause");
+        return (cause < 0 ? table.toString() : table.toString(cause, CAUSE_WIDTH)).stripTrailing();
     }
 }

@@ -336,7 +336,11 @@ class TableTest {
         TableException dup = assertThrows(TableException.class, () -> engine.load("t1", TableShape.T, 10, 1, null));
         assertTrue(dup.getMessage().contains("\"t1\" already exists"), dup.getMessage());
         TableException missing = assertThrows(TableException.class, () -> engine.scan(ScanRequest.count("nope")));
-        assertTrue(missing.getMessage().contains("\"nope\" does not exist; tables: [t1]"), missing.getMessage());
+        assertTrue(missing.getMessage().contains("\"nope\" does not exist; tables: t1"), missing.getMessage());
+        engine.load("t2", TableShape.T, 10, 1, null);
+        missing = assertThrows(TableException.class, () -> engine.scan(ScanRequest.count("nope")));
+        assertTrue(missing.getMessage().endsWith("\"nope\" does not exist; tables: t1, t2"), missing.getMessage());
+        engine.drop("t2");
         assertTrue(Files.exists(dir.resolve("catalog.properties")));
         TableEngine again = new TableEngine(pool);
         assertEquals(100, again.table("t1").rows());

@@ -87,7 +87,7 @@ public final class TableEngine implements TableService {
 
     private String known() {
         List<String> names = catalog.tables().stream().map(TableInfo::name).toList();
-        return names.isEmpty() ? " (no tables yet: pageio:load creates one)" : "; tables: " + names;
+        return names.isEmpty() ? " (no tables yet: pageio:load creates one)" : "; tables: " + String.join(", ", names);
     }
 
     /** The heap relation of a table. */
