@@ -83,7 +83,7 @@ public final class StorageManager implements AutoCloseable {
         this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
         this.segmentBlocks = segmentBlocks;
         this.directIo = directIo;
-        createDirectories(this.dataDirectory);
+        createDataDirectory(this.dataDirectory);
         checkPermissions(this.dataDirectory);
         Path base = this.dataDirectory.resolve("base");
         createDirectories(base);
@@ -247,6 +247,21 @@ public final class StorageManager implements AutoCloseable {
                     + PosixFilePermissions.toString(p) + "): group or others can write it, and so replace its files;"
                     + " it should be rwx------ (0700) or rwxr-x--- (0750): run chmod 700 " + dataDirectory);
         }
+    }
+
+    /**
+     * The data directory itself: its last level only, as initdb creates it; a missing parent is
+     * refused in one line rather than a tree grown from the root.
+     */
+    private static void createDataDirectory(Path dir) {
+        Path parent = dir.getParent();
+        if (!Files.isDirectory(dir) && parent != null && !Files.isDirectory(parent)) {
+            String why = "cannot create the data directory " + dir + ": its parent " + parent
+                    + (Files.exists(parent) ? " is not a directory" : " does not exist")
+                    + "; create it first or point pageio.data (./pageio --data DIR) at another directory";
+            throw new UncheckedIOException(why, new IOException(why));
+        }
+        createDirectories(dir);
     }
 
     private static void createDirectories(Path dir) {

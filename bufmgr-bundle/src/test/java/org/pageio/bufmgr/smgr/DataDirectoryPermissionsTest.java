@@ -35,15 +35,26 @@ class DataDirectoryPermissionsTest {
 
     @Test
     void theDataDirectoryBaseAndTablespacesAreCreatedPrivate() throws Exception {
-        Path data = tmp.resolve("a").resolve("data");
+        Path data = tmp.resolve("data");
         try (StorageManager smgr = new StorageManager(data, 16, false)) {
             smgr.createTablespace("fast", null, 8, 8);
         }
-        assertEquals("rwx------", mode(tmp.resolve("a")));
         assertEquals("rwx------", mode(data));
         assertEquals("rwx------", mode(data.resolve("base")));
         assertEquals("rwx------", mode(data.resolve("pg_tblspc")));
         assertEquals("rwx------", mode(data.resolve("pg_tblspc").resolve("fast")));
+    }
+
+    /** As initdb: the last level only; a missing parent is refused in one line and nothing is created. */
+    @Test
+    void aDataDirectoryWhoseParentIsMissingIsRefusedAndNothingIsCreated() throws Exception {
+        Path data = tmp.resolve("missing").resolve("deep").resolve("data");
+        java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+                () -> new StorageManager(data, 16, false).close());
+        assertEquals("cannot create the data directory " + data + ": its parent " + data.getParent()
+                + " does not exist; create it first or point pageio.data (./pageio --data DIR) at another directory",
+                e.getMessage());
+        assertFalse(Files.exists(tmp.resolve("missing")), "no tree grown from the first missing level");
     }
 
     @Test
