@@ -34,8 +34,20 @@ final class UnknownCommand {
         return reply(command, names(session.get(".commands")));
     }
 
+    /**
+     * The commands of the measuring container (app/pageio-measure.bndrun), which the user's does not
+     * carry: their script command, said instead of "no such command" where they are missing.
+     */
+    private static final java.util.Map<String, String> MEASURING = java.util.Map.of(
+            "pageio:drill", "./pageio drill", "pageio:soak", "./pageio soak");
+
     static String reply(String command, Collection<String> known) {
         String prefix = Commands.PAGEIO + ":";
+        String measuring = MEASURING.get(command.startsWith(prefix) ? command : prefix + command);
+        if (measuring != null) {
+            return command + ": not in this container: it runs in the measuring container, which also carries the"
+                    + " fault decorator: " + measuring + " (" + measuring + " --help lists its options)";
+        }
         List<String> pageio = new TreeSet<>(known).stream().filter(n -> n.startsWith(prefix)).toList();
         return command + ": no such command; "
                 + (pageio.isEmpty() ? "no pageio commands are registered" : "the pageio commands are: " + String.join(", ", pageio))

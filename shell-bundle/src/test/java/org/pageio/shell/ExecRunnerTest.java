@@ -65,4 +65,15 @@ class ExecRunnerTest {
         assertEquals("pageio: pageio:nosuch: no such command; the pageio commands are: pageio:drill, pageio:set; help lists all\n",
                 run(List.of("pageio:set a b", "pageio:nosuch", "pageio:set c d"), 1));
     }
+
+    /** In the user's container the drill and the soak are missing: the answer says where they run. */
+    @Test
+    void theMeasuringCommandsAreAnsweredWithWhereTheyRun() {
+        assertEquals("pageio:drill: not in this container: it runs in the measuring container, which also carries the"
+                + " fault decorator: ./pageio drill (./pageio drill --help lists its options)",
+                UnknownCommand.reply("pageio:drill", List.of("pageio:methods")));
+        assertEquals("soak: not in this container: it runs in the measuring container, which also carries the"
+                + " fault decorator: ./pageio soak (./pageio soak --help lists its options)",
+                UnknownCommand.reply("soak", List.of("pageio:methods")));
+    }
 }
