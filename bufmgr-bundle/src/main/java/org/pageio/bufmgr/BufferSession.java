@@ -191,7 +191,8 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * The relation is going away (PostgreSQL's {@code DropRelationBuffers} and its forgotten fsync
      * requests): every buffer of {@code rel} is invalidated — dirty ones discarded, not written —
      * after any I/O in flight on it completed, and the segments it registered for the next
-     * checkpoint's fsync are forgotten. Call it before unlinking the files, holding no pin on the
+     * checkpoint's fsync are forgotten; on the main fork, every other fork's buffers and requests too
+     * (PostgreSQL's {@code DropRelationsAllBuffers}). Call it before unlinking the files, holding no pin on the
      * relation; others' pins are waited for (see {@code RelationBuffers}). Returns the number of
      * buffers dropped.
      *
@@ -210,7 +211,9 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     public int dropRelationBuffers(SmgrRelation rel, Duration pinWait) {
         long[] dirty = new long[1];
         int n = RelationBuffers.drop(this, rel, dirty, pinWait.toNanos());
-        rel.takeDirtySegments();
+        for (SmgrRelation f : rel.openForks()) {
+            f.takeDirtySegments();
+        }
         return n;
     }
 

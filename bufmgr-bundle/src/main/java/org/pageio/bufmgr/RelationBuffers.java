@@ -35,7 +35,8 @@ final class RelationBuffers {
     }
 
     /**
-     * Returns how many buffers were dropped; {@code dirty[0]} receives how many of them were dirty.
+     * Returns how many buffers were dropped, of every fork of {@code rel} when it is the main fork
+     * ({@link SmgrRelation#openForks}); {@code dirty[0]} receives how many of them were dirty.
      * First waits, up to {@code pinWaitNanos}, until no buffer of {@code rel} is pinned, and fails
      * before anything is dropped if one still is: a caller that keeps the relation when this fails
      * (a refused {@code DROP}) loses no dirty page. A pin taken after that first pass is waited for
@@ -43,10 +44,24 @@ final class RelationBuffers {
      * is one pass long).
      */
     static int drop(BufferSession session, SmgrRelation rel, long[] dirty, long pinWaitNanos) {
+        long deadline = System.nanoTime() + pinWaitNanos;
+        // every fork first (the main fork stands for the relation): a pinned fork buffer fails
+        // the drop before any fork lost a buffer
+        java.util.List<SmgrRelation> forks = rel.openForks();
+        for (SmgrRelation f : forks) {
+            awaitUnpinned(session.pool(), f, deadline, pinWaitNanos);
+        }
+        int dropped = 0;
+        for (SmgrRelation f : forks) {
+            dropped += dropFork(session, f, dirty, deadline, pinWaitNanos);
+        }
+        return dropped;
+    }
+
+    /** {@link #drop} for one fork, after the wait for pins. */
+    private static int dropFork(BufferSession session, SmgrRelation rel, long[] dirty, long deadline, long pinWaitNanos) {
         BufferPool pool = session.pool();
         int relId = rel.id();
-        long deadline = System.nanoTime() + pinWaitNanos;
-        awaitUnpinned(pool, rel, deadline, pinWaitNanos);
         int dropped = 0;
         for (int buf = 0; buf < pool.nbuffers(); buf++) {
             long s = pool.state(buf); // acquire: the tag read below is the one this state published

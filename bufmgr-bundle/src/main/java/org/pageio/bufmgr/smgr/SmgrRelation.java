@@ -16,10 +16,19 @@ import org.pageio.posix.Posix;
 import org.pageio.posix.PosixException;
 
 /**
- * One relation's files (PostgreSQL's {@code SMgrRelation} + md.c): block → (segment, offset),
+ * One fork of a relation and its files (PostgreSQL's {@code SMgrRelation} + md.c, one object per
+ * fork): block → (segment, offset),
  * lazily opened segment descriptors, extension, size, and starting vectored reads on an AIO
  * handle. Also the handle's {@link IoTarget}: the target data packs the first block and the
  * block count of an I/O, so a message can name them.
+ *
+ * <p><b>Forks.</b> {@link StorageManager#open(RelFileLocator)} gives the main fork;
+ * {@link #fork(ForkNumber)} (or {@link StorageManager#open(RelFileLocator, ForkNumber)}) another
+ * fork of the same relation, an object of its own with an {@link #id()} of its own, so buffer tags
+ * (which store the id) tell fork pages apart. Its files are named as PostgreSQL names them
+ * ({@code <relNumber>_vm}, {@code <relNumber>_vm.1}, …) and its messages say which fork
+ * ({@code fork vm}). The main fork stands for the relation: {@link #unlink()} on it removes every
+ * fork's files, and the buffer manager's {@code dropRelationBuffers} on it drops every fork's buffers.
  *
  * <p>Thread-safe. The descriptor table is copy-on-grow behind a volatile reference: lookups on
  * the read path take no lock; opening a segment takes this relation's lock.
@@ -32,18 +41,22 @@ public final class SmgrRelation implements IoTarget {
     private final StorageManager smgr;
     private final int id;
     private final RelFileLocator locator;
+    private final ForkNumber fork;
+    /** On the main fork: the other forks opened so far, by fork number (null: not opened). Replaced under the storage manager's lock. */
+    private volatile SmgrRelation[] forks = new SmgrRelation[ForkNumber.values().length];
     private final Tablespace tablespace;
     private final Path basePath;
     private final long segmentBlocks;
     /** Segment descriptors, -1 = not open. Replaced (never mutated after publication) under {@code this}. */
     private volatile int[] fds = new int[0];
 
-    SmgrRelation(StorageManager smgr, int id, RelFileLocator locator, Tablespace tablespace) {
+    SmgrRelation(StorageManager smgr, int id, RelFileLocator locator, ForkNumber fork, Tablespace tablespace) {
         this.smgr = smgr;
         this.id = id;
         this.locator = locator;
+        this.fork = fork;
         this.tablespace = tablespace;
-        this.basePath = tablespace.directory().resolve(Long.toString(locator.relNumber()));
+        this.basePath = tablespace.directory().resolve(fork.fileName(locator.relNumber()));
         this.segmentBlocks = smgr.segmentBlocks();
     }
 
@@ -53,6 +66,52 @@ public final class SmgrRelation implements IoTarget {
 
     public RelFileLocator locator() {
         return locator;
+    }
+
+    /**
+     * Which fork of the relation this is.
+     *
+     * @since 1.5.0
+     */
+    public ForkNumber forkNumber() {
+        return fork;
+    }
+
+    /**
+     * The fork {@code f} of this relation ({@code this} for its own fork): opened once, then the same
+     * object, with an id of its own. Its files are created by {@link #create()} or by extending it.
+     *
+     * @since 1.5.0
+     */
+    public SmgrRelation fork(ForkNumber f) {
+        return f == fork ? this : smgr.open(locator, f);
+    }
+
+    /**
+     * On the main fork: itself and every other fork of the relation opened so far (what has buffers
+     * or open files); on another fork: itself. A snapshot.
+     *
+     * @since 1.5.0
+     */
+    public java.util.List<SmgrRelation> openForks() {
+        if (fork != ForkNumber.MAIN_FORKNUM) {
+            return java.util.List.of(this);
+        }
+        java.util.List<SmgrRelation> all = new java.util.ArrayList<>(2);
+        all.add(this);
+        for (SmgrRelation r : forks) {
+            if (r != null) {
+                all.add(r);
+            }
+        }
+        return all;
+    }
+
+    /** Records another fork of this (main) relation; the storage manager calls it under its lock, one at a time. */
+    void addFork(SmgrRelation r) {
+        SmgrRelation[] f = forks.clone();
+        f[r.fork.ordinal()] = r;
+        forks = f;
     }
 
     public Tablespace tablespace() {
@@ -529,13 +588,16 @@ public final class SmgrRelation implements IoTarget {
         return (int) (targetData >>> 40);
     }
 
-    /** Messages: {@code blocks 8..15 of relation pg_default/16384 (file /…/base/16384.1)}. */
+    /**
+     * Messages: {@code blocks 8..15 of relation pg_default/16384 fork main (file /…/base/16384.1)},
+     * {@code block 3 of relation pg_default/16384 fork vm (file /…/base/16384_vm)}.
+     */
     @Override
     public String describe(long targetData) {
         long first = targetBlock(targetData);
         int n = targetBlocks(targetData);
         String blocks = n <= 1 ? "block " + first : "blocks " + first + ".." + (first + n - 1);
-        return blocks + " of relation " + this + " fork main (file " + segmentPath(first) + ")";
+        return blocks + " of relation " + locator + " fork " + fork.forkName() + " (file " + segmentPath(first) + ")";
     }
 
     /**
@@ -567,8 +629,17 @@ public final class SmgrRelation implements IoTarget {
         return refused;
     }
 
-    /** Closes the open segment files. Callers make sure no I/O is in flight on them. */
-    public synchronized void close() {
+    /**
+     * Closes the open segment files, on the main fork those of every other fork opened too. Callers
+     * make sure no I/O is in flight on them.
+     */
+    public void close() {
+        for (SmgrRelation r : openForks()) {
+            r.closeFiles();
+        }
+    }
+
+    private synchronized void closeFiles() {
         int[] f = fds;
         fds = new int[0];
         for (int seg = 0; seg < f.length; seg++) {
@@ -582,9 +653,26 @@ public final class SmgrRelation implements IoTarget {
         }
     }
 
-    /** Closes and deletes every segment file. */
+    /**
+     * Closes and deletes every segment file; on the main fork, every other fork's too (opened or
+     * not: a fork left by an earlier run is found by its file), as PostgreSQL's
+     * {@code smgrdounlinkall} removes all forks. Dropping the buffers first is the caller's job
+     * ({@code dropRelationBuffers} on the main fork drops every fork's).
+     */
     public void unlink() throws IOException {
-        close();
+        if (fork == ForkNumber.MAIN_FORKNUM) {
+            for (ForkNumber f : ForkNumber.values()) {
+                if (f != ForkNumber.MAIN_FORKNUM && (forks[f.ordinal()] != null
+                        || Files.exists(tablespace.directory().resolve(f.fileName(locator.relNumber()))))) {
+                    fork(f).unlinkFiles();
+                }
+            }
+        }
+        unlinkFiles();
+    }
+
+    private void unlinkFiles() throws IOException {
+        closeFiles();
         for (long seg = 0; ; seg++) {
             if (!Files.deleteIfExists(segmentPath(seg * segmentBlocks))) {
                 return;
@@ -592,8 +680,9 @@ public final class SmgrRelation implements IoTarget {
         }
     }
 
+    /** {@code pg_default/16384} for the main fork, {@code pg_default/16384 fork vm} for another. */
     @Override
     public String toString() {
-        return locator.toString();
+        return fork == ForkNumber.MAIN_FORKNUM ? locator.toString() : locator + " fork " + fork.forkName();
     }
 }

@@ -50,7 +50,10 @@ public final class StorageManager implements AutoCloseable {
     // the open descriptors under the same locks; volatile: an open after the store sees the new mode.
     private volatile boolean directIo;
     private final Map<String, Tablespace> tablespaces = new ConcurrentHashMap<>();
-    private final Map<RelFileLocator, SmgrRelation> relations = new ConcurrentHashMap<>();
+    /** A relation fork's key: forks of one relation are opened as objects (and ids) of their own. */
+    private record ForkKey(RelFileLocator locator, ForkNumber fork) { }
+
+    private final Map<ForkKey, SmgrRelation> relations = new ConcurrentHashMap<>();
     private final List<SmgrRelation> byId = new ArrayList<>();
     /**
      * {@link #byId} for lock-free lookups by id (write-back, the clock sweep): replaced, grown, under
@@ -160,19 +163,36 @@ public final class StorageManager implements AutoCloseable {
         return ts;
     }
 
-    /** The relation's storage handle (files are opened lazily, created by {@link SmgrRelation#create()}). */
+    /**
+     * The relation's storage handle, its main fork (files are opened lazily, created by
+     * {@link SmgrRelation#create()}).
+     */
     public SmgrRelation open(RelFileLocator locator) {
-        SmgrRelation r = relations.get(locator);
+        return open(locator, ForkNumber.MAIN_FORKNUM);
+    }
+
+    /**
+     * A fork of the relation: an {@link SmgrRelation} of its own, with an id of its own (buffer tags
+     * store ids, so the fork's buffers are told apart from the main fork's), opened once and kept,
+     * like every relation, while this storage manager runs (ids are not reused). Opening another
+     * fork opens the main fork first, which then knows it (to unlink it and drop its buffers).
+     *
+     * @since 1.5.0
+     */
+    public SmgrRelation open(RelFileLocator locator, ForkNumber fork) {
+        ForkKey key = new ForkKey(locator, fork);
+        SmgrRelation r = relations.get(key);
         if (r != null) {
             return r;
         }
         synchronized (byId) {
-            r = relations.get(locator);
+            r = relations.get(key);
             if (r == null) {
+                SmgrRelation main = fork == ForkNumber.MAIN_FORKNUM ? null : open(locator);
                 if (byId.size() >= SmgrRelation.MAX_RELATIONS) {
                     throw new IllegalStateException("too many open relations (" + byId.size() + ")");
                 }
-                r = new SmgrRelation(this, byId.size(), locator, tablespace(locator.tablespace()));
+                r = new SmgrRelation(this, byId.size(), locator, fork, tablespace(locator.tablespace()));
                 SmgrRelation[] t = table;
                 if (r.id() >= t.length) {
                     t = java.util.Arrays.copyOf(t, t.length * 2);
@@ -180,7 +200,10 @@ public final class StorageManager implements AutoCloseable {
                 ENTRY.setRelease(t, r.id(), r);
                 table = t; // volatile: a grown array is published after its entries
                 byId.add(r);
-                relations.put(locator, r);
+                relations.put(key, r);
+                if (main != null) {
+                    main.addFork(r);
+                }
             }
             return r;
         }

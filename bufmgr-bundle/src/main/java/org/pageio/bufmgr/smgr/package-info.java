@@ -7,7 +7,13 @@
  * block offsets across segment files, with {@code O_DIRECT}, preallocation ({@code fallocate}) and
  * early write-back ({@code sync_file_range}) as options, and a durable finish (an fsync of every
  * segment written). The table loader's direct and buffered sinks write through it.
+ *
+ * <p>1.5.0: relation forks, PostgreSQL's {@link org.pageio.bufmgr.smgr.ForkNumber}: a fork is an
+ * {@link org.pageio.bufmgr.smgr.SmgrRelation} of its own
+ * ({@link org.pageio.bufmgr.smgr.StorageManager#open(org.pageio.bufmgr.smgr.RelFileLocator, org.pageio.bufmgr.smgr.ForkNumber)},
+ * {@link org.pageio.bufmgr.smgr.SmgrRelation#fork}), files {@code <relNumber>_vm}, …; unlinking the
+ * main fork removes every fork.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 package org.pageio.bufmgr.smgr;
