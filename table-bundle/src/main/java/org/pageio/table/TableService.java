@@ -18,6 +18,15 @@ public interface TableService {
     TableInfo table(String name) throws TableException;
 
     /**
+     * The table's visibility map summary (PostgreSQL's {@code pg_visibility_map_summary}): heap
+     * pages marked all-visible and all-frozen in its vm fork; 0 and 0 for a table without one.
+     *
+     * @throws TableException naming the table when there is none, or the map page that could not be read
+     * @since 1.5.0
+     */
+    VisibilityMapSummary visibilityMapSummary(String table) throws IOException;
+
+    /**
      * Creates {@code name} from a shape's generator: {@code rows} rows (shape default when
      * {@code rows <= 0}), {@code seed}. Fails if the table exists.
      */

@@ -3,7 +3,10 @@
  * table shapes and their generators ({@link org.pageio.table.TableShape}), the
  * {@link org.pageio.table.TableService} (load, index, scan, verify) and the EXPLAIN-style
  * {@link org.pageio.table.ScanReport}. See the bundle's README.md for the byte diagrams.
+ *
+ * <p>1.5.0: {@link org.pageio.table.TableService#visibilityMapSummary} and
+ * {@link org.pageio.table.VisibilityMapSummary} ({@code pg_visibility_map_summary}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 package org.pageio.table;

@@ -19,7 +19,9 @@ import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
+import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.page.PageVerifier;
+import org.pageio.bufmgr.smgr.ForkNumber;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.method.fault.FaultInjectingMethod;
@@ -37,6 +39,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.posix.PosixException;
 import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
+import org.pageio.table.vm.VisibilityMap;
 
 /** The loader's builders and sinks: same bytes whichever way, every page valid, failures stop everything. */
 class LoaderTest {
@@ -77,6 +80,7 @@ class LoaderTest {
         try (StorageManager smgr = new StorageManager(dir, 100, false);
                 StorageManager direct = new StorageManager(dir.resolve("odirect"), 100, true)) {
             List<byte[]> files = new ArrayList<>();
+            List<byte[]> maps = new ArrayList<>();
             BufferPool syncPool = pool(smgr, new SyncIoMethod());
             BufferPool workerPool = pool(smgr, worker());
             // io_method=worker over O_DIRECT descriptors (what io_method=direct's storage manager opens)
@@ -101,22 +105,34 @@ class LoaderTest {
                 assertEquals(blocks * 8192, l.bytes());
                 assertEquals(ROWS, seen.get(seen.size() - 1), "the last progress report is complete");
                 files.add(concat(r, blocks));
+                maps.add(Files.readAllBytes(r.fork(ForkNumber.VISIBILITYMAP_FORKNUM).segmentPath(0)));
             }
-            // the bulk sinks wrote through their pools' sessions: one extend per write, one fsync per segment
+            // the bulk sinks wrote through their pools' sessions: one extend per write, one fsync per
+            // segment; then the visibility map, one page (one extend, one fsync) after the heap
             long blocks = TableShape.PREFETCH_TEST.blocksFor(ROWS);
             long segments = (blocks + 99) / 100;
-            assertEquals(blocks * 8192, total(syncPool, Column.EXTEND_BYTES));
-            assertEquals(segments + 2, total(syncPool, Column.EXTENDS),
-                    "128-block writes cut at each 100-block segment end and at the chunk ends 1024 and 2048");
-            assertEquals(segments, total(syncPool, Column.FSYNCS));
-            assertEquals(blocks * 8192, total(workerPool, Column.EXTEND_BYTES));
+            assertEquals(1, VisibilityMap.mapBlocks(blocks));
+            assertEquals((blocks + 1) * 8192, total(syncPool, Column.EXTEND_BYTES));
+            assertEquals(segments + 2 + 1, total(syncPool, Column.EXTENDS),
+                    "128-block writes cut at each 100-block segment end and at the chunk ends 1024 and 2048, and the map");
+            assertEquals(segments + 1, total(syncPool, Column.FSYNCS));
+            assertEquals((blocks + 1) * 8192, total(workerPool, Column.EXTEND_BYTES));
             assertTrue(total(workerPool, Column.EXTENDS) >= blocks / 16, "16-block writes");
-            assertEquals(blocks * 8192, total(directPool, Column.EXTEND_BYTES));
-            assertEquals(segments, total(workerPool, Column.FSYNCS), "every segment fsynced once, early or at the end");
-            assertEquals(segments + 2, total(inlineSyncPool, Column.EXTENDS), "built inline, written in the same pieces");
-            assertEquals(segments, total(inlineSyncPool, Column.FSYNCS), "sync: one fsync per segment, at the end");
-            assertEquals(blocks * 8192, total(inlineWorkerPool, Column.EXTEND_BYTES));
-            assertEquals(segments, total(inlineWorkerPool, Column.FSYNCS), "early fsyncs at segment ends, each segment once");
+            assertEquals((blocks + 1) * 8192, total(directPool, Column.EXTEND_BYTES));
+            assertEquals(segments + 1, total(workerPool, Column.FSYNCS), "every segment fsynced once, early or at the end");
+            assertEquals(segments + 2 + 1, total(inlineSyncPool, Column.EXTENDS), "built inline, written in the same pieces");
+            assertEquals(segments + 1, total(inlineSyncPool, Column.FSYNCS), "sync: one fsync per segment, at the end");
+            assertEquals((blocks + 1) * 8192, total(inlineWorkerPool, Column.EXTEND_BYTES));
+            assertEquals(segments + 1, total(inlineWorkerPool, Column.FSYNCS), "early fsyncs at segment ends, each segment once");
+            for (int i = 1; i < maps.size(); i++) {
+                assertArrayEquals(maps.get(0), maps.get(i), "case " + i + " wrote another map");
+            }
+            assertEquals(8192, maps.get(0).length);
+            assertEquals(PageVerifier.VALID, PageVerifier.verify(MemorySegment.ofArray(maps.get(0)), 0, true));
+            for (long b = 0; b < VisibilityMap.HEAPBLOCKS_PER_PAGE; b++) {
+                int bits = (maps.get(0)[VisibilityMap.MAP_OFFSET + VisibilityMap.heapBlkToMapByte(b)] >> VisibilityMap.heapBlkToOffset(b)) & 3;
+                assertEquals(b < blocks ? VisibilityMap.VISIBILITYMAP_VALID_BITS : 0, bits, "map bits of heap block " + b);
+            }
             for (int i = 1; i < files.size(); i++) {
                 assertArrayEquals(files.get(0), files.get(i), "case " + i + " wrote other bytes");
             }
@@ -126,6 +142,7 @@ class LoaderTest {
                 for (long b = 0; b < blocks; b++) {
                     MemorySegment.copy(MemorySegment.ofArray(all), b * 8192, page, 0, 8192);
                     assertEquals(PageVerifier.VALID, PageVerifier.verify(page, b, true), "block " + b);
+                    assertEquals(Page.PD_ALL_VISIBLE, Page.flags(page), "loaded frozen: block " + b + " is all-visible");
                     int lines = HeapPage.lineCount(page);
                     assertEquals(b == blocks - 1 ? 5 : 47, lines, "block " + b);
                     int line = (int) (b % lines) + 1;

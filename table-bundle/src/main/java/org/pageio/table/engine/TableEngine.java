@@ -28,11 +28,13 @@ import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableService;
 import org.pageio.table.TableShape;
+import org.pageio.table.VisibilityMapSummary;
 import org.pageio.table.catalog.Catalog;
 import org.pageio.table.index.IndexBuilder;
 import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
+import org.pageio.table.vm.VisibilityMap;
 
 /**
  * {@link TableService} over a {@link BufferPool} and its {@link StorageManager}: the catalog lives
@@ -90,7 +92,21 @@ public final class TableEngine implements TableService {
         return names.isEmpty() ? " (no tables yet: pageio:load creates one)" : "; tables: " + String.join(", ", names);
     }
 
-    /** The heap relation of a table. */
+    @Override
+    public VisibilityMapSummary visibilityMapSummary(String name) throws IOException {
+        TableInfo t = table(name);
+        SmgrRelation heap = heap(t);
+        try (BufferSession s = pool.openSession(SESSION_KIND)) {
+            VisibilityMap.Counts c = new VisibilityMap(s, heap, null).count();
+            return new VisibilityMapSummary(c.allVisible(), c.allFrozen());
+        } catch (TableException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new TableException("table " + t.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The heap relation of a table (its main fork; its visibility map is the fork {@code vm} of it). */
     public SmgrRelation heap(TableInfo t) {
         return smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber()));
     }

@@ -64,6 +64,11 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public org.pageio.table.VisibilityMapSummary visibilityMapSummary(String table) throws java.io.IOException {
+        return engine().visibilityMapSummary(table);
+    }
+
+    @Override
     public LoadResult load(String name, TableShape shape, long rows, long seed, LoadProgress progress) throws IOException {
         return engine().load(name, shape, rows, seed, progress);
     }

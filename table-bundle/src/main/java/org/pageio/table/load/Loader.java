@@ -4,16 +4,25 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.pageio.bufmgr.page.Page;
+import org.pageio.bufmgr.smgr.ForkNumber;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.table.HeapPage;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.TableShape;
+import org.pageio.table.vm.VisibilityMap;
 
 /**
  * Builds heap pages from a {@link TableShape}'s generator and hands them to a {@link PageSink} in
  * chunks of {@link #CHUNK_BLOCKS} pages (8 MiB, one combined write each, split only at segment
  * boundaries). Pages carry checksums (the same {@link Page#setChecksum} the buffer manager's
  * verification checks). Writes go around the buffer pool (the relation is new, nothing caches it).
+ *
+ * <h2>Loaded frozen</h2>
+ * As PostgreSQL's {@code COPY FREEZE}: every tuple is frozen, every heap page carries
+ * {@code PD_ALL_VISIBLE}, and the relation's visibility map ({@link VisibilityMap}, the vm fork) has
+ * both bits set for every heap block. The map's pages are written after the heap's, through a sink
+ * of the same factory (so the same path and the same fsync at its end): a load that returned has
+ * both forks durable.
  *
  * <h2>Threads</h2>
  * {@code builders} builder threads fill a ring of {@code 2 × builders + 2} off-heap chunks, each
@@ -127,6 +136,47 @@ public final class Loader {
      * Returns the number of blocks written.
      */
     public long load(SmgrRelation rel, TableShape shape, long rows, long seed, boolean checksums, LoadProgress progress)
+            throws IOException, InterruptedException {
+        long blocks = loadHeap(rel, shape, rows, seed, checksums, progress);
+        long t = System.nanoTime();
+        writeVisibilityMap(rel, blocks, checksums);
+        syncNanos += System.nanoTime() - t;
+        return blocks;
+    }
+
+    /**
+     * Writes the vm fork of a heap of {@code blocks} blocks loaded frozen: both bits for every block,
+     * through a sink of this loader's factory, fsynced at its finish.
+     */
+    private void writeVisibilityMap(SmgrRelation rel, long blocks, boolean checksums) throws IOException {
+        SmgrRelation vm = rel.fork(ForkNumber.VISIBILITYMAP_FORKNUM);
+        long n = VisibilityMap.mapBlocks(blocks);
+        if (n == 0) {
+            return;
+        }
+        vm.create();
+        int per = VisibilityMap.HEAPBLOCKS_PER_PAGE;
+        // the sink (which waits for its writes in flight) closes before the arena its writes read
+        try (Arena arena = Arena.ofShared(); PageSink sink = sinks.open(vm, n)) {
+            MemorySegment pages = arena.allocate(Math.min(n, CHUNK_BLOCKS) * Page.SIZE, 4096);
+            for (long first = 0; first < n; first += CHUNK_BLOCKS) {
+                int k = (int) Math.min(CHUNK_BLOCKS, n - first);
+                sink.awaitWritten(first); // the previous chunk's pages are no longer read
+                for (int i = 0; i < k; i++) {
+                    long b = first + i;
+                    MemorySegment page = pages.asSlice((long) i * Page.SIZE, Page.SIZE);
+                    VisibilityMap.initAllFrozen(page, b * per, Math.min(blocks, (b + 1) * per));
+                    if (checksums) {
+                        Page.setChecksum(page, b);
+                    }
+                }
+                sink.write(first, pages, k);
+            }
+            sink.finish();
+        }
+    }
+
+    private long loadHeap(SmgrRelation rel, TableShape shape, long rows, long seed, boolean checksums, LoadProgress progress)
             throws IOException, InterruptedException {
         rel.create();
         long blocks = shape.blocksFor(rows);
@@ -364,6 +414,7 @@ public final class Loader {
             this.template = arena.allocate(Page.SIZE, 8);
             this.tupleAt = new int[rpp];
             HeapPage.init(template);
+            Page.setFlags(template, Page.PD_ALL_VISIBLE); // loaded frozen (COPY FREEZE): visible to all
             MemorySegment xs = arena.allocate(Math.max(1, textLen));
             xs.fill((byte) 'x');
             for (int k = 0; k < rpp; k++) {
@@ -396,6 +447,7 @@ public final class Loader {
                     }
                 } else {
                     HeapPage.init(page);
+                    Page.setFlags(page, Page.PD_ALL_VISIBLE);
                     for (int k = 0; k < rpp && g <= rows; k++, g++) {
                         int off = HeapPage.addTuple(page, b, tupleLen, natts);
                         columns(page, off, g);
