@@ -86,6 +86,11 @@ public class TableIT extends PageioTestBase {
             String list = run("pageio:tables", false);
             assertTrue(list, list.contains(t + " (id ") && list.contains(t + "_val_idx (")
                     && (list.contains(" 5000 ") || list.contains(" 5,000 ")));
+            // pg_visibility_map_summary's figures: a loaded table is all-visible and all-frozen
+            long blocks = tables.table(t).blocks();
+            assertTrue(list, list.lines().findFirst().orElse("").replaceAll(" +", " ")
+                    .contains("| blocks | all_visible | all_frozen | indexes"));
+            assertTrue(list, list.replaceAll(" +", " ").contains("| " + blocks + " | " + blocks + " | " + blocks + " | " + t + "_val_idx ("));
 
             long checked = 107 + tables.table(t).index("val").blocks();
             String verifyOk = run("pageio:verify " + t, false);

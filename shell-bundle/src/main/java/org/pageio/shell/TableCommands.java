@@ -148,10 +148,13 @@ public final class TableCommands {
 
     @Descriptor("lists the tables of the catalog")
     public String tables(@Descriptor("text (default) or json") @Parameter(names = {"-f", "--format"}, absentValue = "text")
-            String format) {
-        TextTable t = new TextTable("table", "shape", "relation", "rows", "blocks", "indexes").alignRight(3, 4);
+            String format) throws IOException {
+        TextTable t = new TextTable("table", "shape", "relation", "rows", "blocks", "all_visible", "all_frozen", "indexes")
+                .alignRight(3, 4, 5, 6);
         for (TableInfo i : tables.tables()) {
-            t.row(i.name(), i.shape().ddl(i.name()), i.relNumber(), i.rows(), i.blocks(),
+            // pg_visibility_map_summary's figures: pages the visibility map marks all-visible, all-frozen
+            org.pageio.table.VisibilityMapSummary vm = tables.visibilityMapSummary(i.name());
+            t.row(i.name(), i.shape().ddl(i.name()), i.relNumber(), i.rows(), i.blocks(), vm.allVisible(), vm.allFrozen(),
                     String.join(", ", i.indexes().stream().map(x -> x.name() + " (" + x.relNumber() + ")").toList()));
         }
         return switch (format) {

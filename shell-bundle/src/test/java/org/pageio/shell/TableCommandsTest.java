@@ -52,6 +52,7 @@ class TableCommandsTest {
         gogo = new CommandProcessorImpl(threadIo);
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "load");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "scan");
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "tables");
     }
 
     @AfterEach
@@ -93,6 +94,22 @@ class TableCommandsTest {
         assertTrue(loaded.startsWith("loaded 100 rows into t"), loaded);
         assertEquals(100, engine.table("t").rows());
         assertEquals(-7, engine.table("t").seed());
+    }
+
+    /** pageio:tables shows pg_visibility_map_summary's all_visible and all_frozen: a loaded table has every page in both. */
+    @Test
+    void tablesShowTheVisibilityMapSummary() throws Exception {
+        run("pageio:load --rows 1000 --shape prefetch_test t");
+        long blocks = engine.table("t").blocks();
+        String text = String.valueOf(run("pageio:tables"));
+        List<String> lines = text.lines().toList();
+        assertEquals("table | shape | relation | rows | blocks | all_visible | all_frozen | indexes",
+                lines.get(0).replaceAll(" +", " ").strip(), text);
+        String row = lines.get(2).replaceAll(" +", " ").strip();
+        assertTrue(row.startsWith("t | t (id int, cat int, val int, payload text) | ")
+                && row.endsWith(" | 1000 | " + blocks + " | " + blocks + " | " + blocks + " |"), "[" + row + "] " + blocks);
+        String json = String.valueOf(run("pageio:tables --format json"));
+        assertTrue(json.contains("\"all_visible\"") && json.contains("\"all_frozen\""), json);
     }
 
     @Test
