@@ -130,6 +130,54 @@ public final class HeapPage {
         page.set(U16, tuple + 14, lo);
     }
 
+    /** {@code t_xmin} of the tuple at {@code tuple}: the inserting transaction. */
+    public static int xmin(MemorySegment page, int tuple) {
+        return page.get(U32, tuple);
+    }
+
+    /** {@code t_xmax} of the tuple at {@code tuple}: the deleting (or updating) transaction, 0 if none. */
+    public static int xmax(MemorySegment page, int tuple) {
+        return page.get(U32, tuple + 4);
+    }
+
+    public static void setXmin(MemorySegment page, int tuple, int xid) {
+        page.set(U32, tuple, xid);
+    }
+
+    public static void setXmax(MemorySegment page, int tuple, int xid) {
+        page.set(U32, tuple + 4, xid);
+    }
+
+    /** {@code t_infomask} of the tuple at {@code tuple} (unsigned). */
+    public static int infomask(MemorySegment page, int tuple) {
+        return Short.toUnsignedInt(page.get(U16, tuple + 20));
+    }
+
+    public static void setInfomask(MemorySegment page, int tuple, int infomask) {
+        page.set(U16, tuple + 20, (short) infomask);
+    }
+
+    /** {@code t_infomask2} of the tuple at {@code tuple} (unsigned): natts in the low 11 bits, then flags. */
+    public static int infomask2(MemorySegment page, int tuple) {
+        return Short.toUnsignedInt(page.get(U16, tuple + 18));
+    }
+
+    public static void setInfomask2(MemorySegment page, int tuple, int infomask2) {
+        page.set(U16, tuple + 18, (short) infomask2);
+    }
+
+    /** Sets the whole {@code t_ctid} of the tuple at {@code tuple}. */
+    public static void setCtid(MemorySegment page, int tuple, long block, int line) {
+        page.set(U16, tuple + 12, (short) (block >>> 16));
+        page.set(U16, tuple + 14, (short) block);
+        page.set(U16, tuple + 16, (short) line);
+    }
+
+    /** Whether the page carries {@code PD_ALL_VISIBLE}: every tuple on it is visible to every snapshot. */
+    public static boolean allVisible(MemorySegment page) {
+        return (Page.flags(page) & Page.PD_ALL_VISIBLE) != 0;
+    }
+
     /** Number of attributes recorded in the tuple header at {@code tuple}. */
     public static int natts(MemorySegment page, int tuple) {
         return page.get(U16, tuple + 18) & 0x07FF;
