@@ -35,6 +35,7 @@ import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
 import org.pageio.table.vm.VisibilityMap;
+import org.pageio.table.xact.Transactions;
 
 /**
  * {@link TableService} over a {@link BufferPool} and its {@link StorageManager}: the catalog lives
@@ -50,6 +51,7 @@ public final class TableEngine implements TableService {
     private final BufferPool pool;
     private final StorageManager smgr;
     private final Catalog catalog;
+    private final Transactions xacts;
 
     /** How long {@link #drop} waits for other sessions' pins (PostgreSQL's DROP waits for its lock). */
     private volatile Duration dropWait = Duration.ofSeconds(30);
@@ -63,6 +65,12 @@ public final class TableEngine implements TableService {
         this.pool = pool;
         this.smgr = pool.storage();
         this.catalog = new Catalog(smgr.dataDirectory());
+        this.xacts = new Transactions(smgr.dataDirectory());
+    }
+
+    /** Transaction ids and the commit log of the data directory. */
+    public Transactions transactions() {
+        return xacts;
     }
 
     public Catalog catalog() {
@@ -238,7 +246,7 @@ public final class TableEngine implements TableService {
         boolean timing = set.trackIoTiming() != null ? set.trackIoTiming() : pool.settings().trackIoTiming();
         SmgrRelation heap = heap(t);
         try (BufferSession s = pool.openSession(SESSION_KIND)) {
-            Scans scans = new Scans(s, opts);
+            Scans scans = new Scans(s, opts, xacts.snapshot());
             return switch (req.kind()) {
                 case COUNT, FILTER -> scans.seqScan(req, t, heap, timing);
                 case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);

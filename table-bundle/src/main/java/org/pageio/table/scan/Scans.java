@@ -26,6 +26,7 @@ import org.pageio.table.TableInfo;
 import org.pageio.table.TableShape;
 import org.pageio.table.index.IndexCursor;
 import org.pageio.table.index.PageReads;
+import org.pageio.table.xact.Snapshot;
 
 /**
  * Runs one scan in the calling thread on a session it is given, reading every heap page through
@@ -52,11 +53,17 @@ public final class Scans {
     private final BufferSession session;
     private final ReadStream.Options options;
     private final boolean checksums;
+    private final Snapshot snapshot;
 
-    public Scans(BufferSession session, ReadStream.Options options) {
+    /**
+     * Scans on {@code session} that count the tuples {@code snapshot} sees. A page with
+     * {@code PD_ALL_VISIBLE} skips the per-tuple check (every tuple on it is visible to everyone).
+     */
+    public Scans(BufferSession session, ReadStream.Options options, Snapshot snapshot) {
         this.session = session;
         this.options = options;
         this.checksums = session.pool().settings().dataChecksums();
+        this.snapshot = snapshot;
     }
 
     // ------------------------------------------------------------------ sequential
@@ -85,10 +92,11 @@ public final class Scans {
             int buf;
             while ((buf = next(stream, t, heap)) >= 0) {
                 MemorySegment page = session.page(buf);
+                boolean allVisible = HeapPage.allVisible(page); // heapgetpage's all_visible: no per-tuple check
                 int n = HeapPage.lineCount(page);
                 for (int line = 1; line <= n; line++) {
                     int off = HeapPage.tupleOffset(page, line);
-                    if (off < 0) {
+                    if (off < 0 || !allVisible && !snapshot.visible(page, off)) {
                         continue;
                     }
                     rows++;
@@ -191,8 +199,9 @@ public final class Scans {
             while ((buf = next(stream, t, heap)) >= 0) {
                 int bi = (int) stream.perBufferData();
                 MemorySegment page = session.page(buf);
+                boolean allVisible = HeapPage.allVisible(page);
                 for (int k = starts[bi]; k < starts[bi + 1]; k++) {
-                    int off = HeapPage.tupleOffset(page, (int) (tids[k] & 0x1FF));
+                    int off = visibleTuple(page, allVisible, (int) (tids[k] & 0x1FF));
                     if (off < 0) {
                         continue;
                     }
@@ -263,7 +272,7 @@ public final class Scans {
                 int buf;
                 while ((buf = next(stream, t, heap)) >= 0) {
                     MemorySegment page = session.page(buf);
-                    int off = HeapPage.tupleOffset(page, (int) stream.perBufferData());
+                    int off = visibleTuple(page, HeapPage.allVisible(page), (int) stream.perBufferData());
                     if (off >= 0) {
                         count++;
                         sumLength += HeapPage.textLength(page, off + textAt);
@@ -448,6 +457,39 @@ public final class Scans {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * The offset of the version of the row at {@code line} (an index entry's TID) that the snapshot
+     * sees, or -1 when it sees none ({@code heap_hot_search_buffer}): on an all-visible page the
+     * tuple at the line itself; otherwise the chain from that line is followed through
+     * {@code HEAP_HOT_UPDATED} tuples and their {@code t_ctid} on the same page, and the first
+     * visible version is returned (at most one version of a row is visible to a snapshot).
+     */
+    int visibleTuple(MemorySegment page, boolean allVisible, int line) {
+        int off = HeapPage.tupleOffset(page, line);
+        if (off < 0 || allVisible) {
+            return off;
+        }
+        int lines = HeapPage.lineCount(page);
+        for (int hops = 0; hops <= HeapPage.MAX_TUPLES; hops++) {
+            if (snapshot.visible(page, off)) {
+                return off;
+            }
+            if ((HeapPage.infomask2(page, off) & Snapshot.HEAP_HOT_UPDATED) == 0) {
+                return -1;
+            }
+            int next = HeapPage.ctidLine(page, off);
+            if (next < 1 || next > lines || next == line) {
+                return -1;
+            }
+            line = next;
+            off = HeapPage.tupleOffset(page, line);
+            if (off < 0 || (HeapPage.infomask2(page, off) & Snapshot.HEAP_ONLY_TUPLE) == 0) {
+                return -1;
+            }
+        }
+        return -1;
+    }
 
     private static Column intColumn(TableInfo t, String name) {
         Column c = t.shape().column(name);

@@ -1,0 +1,163 @@
+package org.pageio.table.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.pageio.bufmgr.BufMgrSettings;
+import org.pageio.bufmgr.BufferManagerCore;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.page.Page;
+import org.pageio.method.sync.SyncIoMethod;
+import org.pageio.table.HeapPage;
+import org.pageio.table.ScanRequest;
+import org.pageio.table.TableInfo;
+import org.pageio.table.TableShape;
+import org.pageio.table.xact.Snapshot;
+import org.pageio.table.xact.Transactions;
+
+/**
+ * Rows that change: the scans' visibility rule on pages without {@code PD_ALL_VISIBLE} (the
+ * all-visible fast path on the others), on real files, every count checked
+ * against the generator in all three scan kinds.
+ */
+class ChangingRowsTest {
+
+    static final long SEED = 7;
+    static final int ROWS = 2_000; // 43 blocks of 47 rows
+    static final TableShape P = TableShape.PREFETCH_TEST;
+
+    @TempDir
+    Path dir;
+
+    private BufferManagerCore bufmgr;
+    private TableEngine engine;
+
+    @BeforeEach
+    void load() throws Exception {
+        open();
+        engine.load("p", P, ROWS, SEED, null);
+        engine.createIndex("p", "val");
+    }
+
+    private void open() throws Exception {
+        bufmgr = BufferManagerCore.open(dir, new BufMgrSettings.Builder().sharedBuffers(64).maxSessions(4).segmentBlocks(10).build(),
+                new SyncIoMethod());
+        engine = new TableEngine(bufmgr.pool());
+    }
+
+    /** A restart: the pool goes away (what a checkpoint did not write is lost) and everything is opened again. */
+    private void restart() throws Exception {
+        bufmgr.close();
+        open();
+    }
+
+    @AfterEach
+    void close() {
+        bufmgr.close();
+    }
+
+    /** count(*) by a sequential scan, a bitmap heap scan and an index scan over the whole val range. */
+    private long[] counts() throws Exception {
+        return new long[] {engine.scan(ScanRequest.count("p")).count(), engine.scan(ScanRequest.bitmap("p", "val", 0, 50_000)).count(),
+                engine.scan(ScanRequest.index("p", "val", 0, 50_000)).count()};
+    }
+
+    private void assertCounts(long expect) throws Exception {
+        long[] c = counts();
+        assertEquals(expect, c[0], "seq scan");
+        assertEquals(expect, c[1], "bitmap heap scan");
+        assertEquals(expect, c[2], "index scan");
+    }
+
+    private static long val(long g) {
+        return P.value(2, g, SEED);
+    }
+
+    /** Rows among 1..ROWS with val = v, except those in {@code gone}. */
+    private static long rowsWithVal(long v, long... gone) {
+        long n = 0;
+        outer:
+        for (long g = 1; g <= ROWS; g++) {
+            if (val(g) == v) {
+                for (long x : gone) {
+                    if (x == g) {
+                        continue outer;
+                    }
+                }
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Rewrites tuple headers of heap block {@code block} under the content lock. */
+    private void rewrite(long block, boolean allVisible, java.util.function.Consumer<MemorySegment> change) throws Exception {
+        TableInfo t = engine.table("p");
+        try (BufferSession s = bufmgr.pool().openSession("client")) {
+            int buf = s.readBuffer(engine.heap(t), block, null);
+            try {
+                s.beginModify(buf);
+                MemorySegment page = s.page(buf);
+                change.accept(page);
+                int flags = Page.flags(page) & ~Page.PD_ALL_VISIBLE;
+                Page.setFlags(page, allVisible ? flags | Page.PD_ALL_VISIBLE : flags);
+                s.endModify(buf, true);
+            } finally {
+                s.releaseBuffer(buf);
+            }
+        }
+    }
+
+    private static void header(MemorySegment page, int line, int xmin, int xmax, int infomask) {
+        int off = HeapPage.tupleOffset(page, line);
+        HeapPage.setXmin(page, off, xmin);
+        HeapPage.setXmax(page, off, xmax);
+        HeapPage.setInfomask(page, off, infomask);
+    }
+
+    @Test
+    void aPageWithoutAllVisibleCountsExactlyTheTuplesTheSnapshotSees() throws Exception {
+        Transactions x = engine.transactions();
+        int committed = x.assign();
+        x.commit(committed);
+        int aborted = x.assign();
+        x.abort(aborted);
+        int running = x.assign();
+        int crashed = new Transactions(dir).assign(); // handed out by an instance that then stopped: aborted
+        final int frozen = Snapshot.HEAP_XMIN_FROZEN;
+        final int noXmax = Snapshot.HEAP_XMAX_INVALID;
+        rewrite(0, false, page -> {
+            header(page, 1, committed, 0, noXmax);                                      // visible
+            header(page, 2, aborted, 0, noXmax);                                        // inserter aborted
+            header(page, 3, running, 0, noXmax);                                        // inserter still running
+            header(page, 4, crashed, 0, noXmax);                                        // inserter stopped by a crash
+            header(page, 5, Transactions.FROZEN_XID, committed, frozen);                // deleted, committed
+            header(page, 6, Transactions.FROZEN_XID, aborted, frozen);                  // deleter aborted: visible
+            header(page, 7, Transactions.FROZEN_XID, running, frozen);                  // deleter running: visible
+            header(page, 8, Transactions.FROZEN_XID, crashed, frozen);                  // deleter crashed: visible
+            header(page, 9, Transactions.FROZEN_XID, committed, frozen | Snapshot.HEAP_XMAX_COMMITTED); // hinted deleted
+            header(page, 10, committed, 0, Snapshot.HEAP_XMIN_INVALID | noXmax);        // hinted aborted inserter
+            header(page, 11, committed, aborted, Snapshot.HEAP_XMIN_COMMITTED);         // hinted inserter, deleter aborted: visible
+        });
+        long[] invisible = {2, 3, 4, 5, 9, 10};
+        assertCounts(ROWS - invisible.length);
+        for (long g : new long[] {1, 2, 5, 6, 7, 11}) {
+            long v = val(g);
+            long expect = rowsWithVal(v, invisible);
+            assertEquals(expect, engine.scan(ScanRequest.index("p", "val", v, v)).count(), "index scan val = " + v + " (row " + g + ")");
+            assertEquals(expect, engine.scan(ScanRequest.bitmap("p", "val", v, v)).count(), "bitmap scan val = " + v);
+        }
+        // the running deleter commits: its row goes for a scan that starts after
+        x.commit(running);
+        assertCounts(ROWS - invisible.length - 1 + 1); // row 3 (inserted by it) appears, row 7 (deleted by it) goes
+
+        // PD_ALL_VISIBLE skips the check (heapgetpage's all_visible): the page is taken at its word
+        rewrite(1, true, page -> header(page, 1, aborted, 0, noXmax));
+        assertCounts(ROWS - invisible.length);
+    }
+}
