@@ -236,6 +236,9 @@ public final class ExecRunner {
      * so the command is named once.
      */
     static String failure(String command, String message) {
+        if (message.startsWith("bad expression: %")) {
+            message += "; Gogo reads a bare % as the start of an expression: quote it ('%', '%substring%')";
+        }
         String name = CommandArguments.words(command).stream().findFirst().orElse("");
         String function = name.substring(name.indexOf(':') + 1);
         // the message names the command as typed, or with its scope when typed without (drill → pageio:drill)

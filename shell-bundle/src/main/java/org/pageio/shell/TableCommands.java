@@ -11,6 +11,7 @@ import org.pageio.table.BadBlock;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.LoadResult;
 import org.pageio.table.LoadSink;
+import org.pageio.table.RowFilter;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
@@ -23,7 +24,7 @@ import org.pageio.shell.command.Commands;
 
 /**
  * Gogo commands for tables (scope {@code pageio}): {@code load}, {@code index}, {@code scan},
- * {@code explain}, {@code verify}, {@code tables}, {@code drop}. Errors are one line (a
+ * {@code explain}, {@code verify}, {@code tables}, {@code drop}, {@code delete}. Errors are one line (a
  * {@link IOException} or {@link IllegalArgumentException} message naming table, relation and
  * block), never only a stack trace.
  */
@@ -35,7 +36,8 @@ import org.pageio.shell.command.Commands;
         Commands.FUNCTION + "=explain",
         Commands.FUNCTION + "=verify",
         Commands.FUNCTION + "=tables",
-        Commands.FUNCTION + "=drop"
+        Commands.FUNCTION + "=drop",
+        Commands.FUNCTION + "=delete"
 })
 public final class TableCommands {
 
@@ -162,6 +164,27 @@ public final class TableCommands {
             case "json" -> t.toJson().stripTrailing();
             default -> throw new IllegalArgumentException("unknown format '" + format + "': use text or json");
         };
+    }
+
+    /** {@code pageio:delete}'s usage, printed for {@code --help} and in a refusal. */
+    static final String DELETE_USAGE = "usage: pageio:delete TABLE WHERE COL LO HI | WHERE COL = V | WHERE COL LIKE '%substring%'"
+            + " | WHERE COL '%' N = R | WHERE 'COL % N = R' | WHERE COL mod N = R (Gogo reads a bare % as an expression: quote it)";
+
+    @Descriptor("DELETE FROM TABLE WHERE …, committed before it returns; prints DELETE n. WHERE COL LO HI (inclusive),"
+            + " COL = V, COL LIKE '%substring%', COL '%' N = R or COL mod N = R (quote every %)")
+    public String delete(@Descriptor("table") String table,
+            @Descriptor("WHERE and the condition") String... where) throws IOException {
+        if (table.equals("--help") || table.equals("-h") || java.util.Arrays.asList(where).contains("--help")) {
+            return "pageio:delete: deletes the rows a condition selects, in one transaction committed durably before"
+                    + " DELETE n is printed\n" + DELETE_USAGE;
+        }
+        RowFilter f;
+        try {
+            f = RowFilter.parse(where);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("pageio:delete: " + e.getMessage(), e);
+        }
+        return "DELETE " + tables.delete(table, f);
     }
 
     @Descriptor("removes a table, its indexes and their files")

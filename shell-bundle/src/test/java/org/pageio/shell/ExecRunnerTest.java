@@ -36,6 +36,13 @@ class ExecRunnerTest {
         assertEquals("pageio: pageio:load x: pageio:loader: …", ExecRunner.failure("pageio:load x", "pageio:loader: …"));
     }
 
+    /** Gogo's parse error for a bare % (a modulo, a LIKE pattern) says how to type it. */
+    @Test
+    void aBarePercentSaysToQuoteIt() {
+        assertEquals("pageio: pageio:delete p WHERE id % 5 = 0: bad expression: %; Gogo reads a bare % as the start of an"
+                + " expression: quote it ('%', '%substring%')", ExecRunner.failure("pageio:delete p WHERE id % 5 = 0", "bad expression: %"));
+    }
+
     /** Runs {@code script} in the runner's session over a real Gogo; returns stderr. */
     private static String run(List<String> script, int code) throws Exception {
         ThreadIOImpl threadIo = new ThreadIOImpl();

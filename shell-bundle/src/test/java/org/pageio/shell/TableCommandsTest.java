@@ -53,6 +53,8 @@ class TableCommandsTest {
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "load");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "scan");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "tables");
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "delete");
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "index");
     }
 
     @AfterEach
@@ -119,5 +121,33 @@ class TableCommandsTest {
                 refused("pageio:scan limit t id 1 0"));
         assertEquals("scan limit: N takes a whole number of rows, 1 or more (got -3); usage: limit T COLUMN LO N",
                 refused("pageio:scan limit t id 1 -3"));
+    }
+
+    /** pageio:delete as typed: each WHERE form through Gogo's parser, DELETE n, scans agreeing after; refusals in one line. */
+    @Test
+    void deleteTakesTheWhereFormsAndPrintsDeleteN() throws Exception {
+        run("pageio:load --rows 1000 --shape prefetch_test p");
+        run("pageio:index p val");
+        assertEquals("DELETE 200", String.valueOf(run("pageio:delete p WHERE id '%' 5 = 0")));
+        assertEquals("DELETE 0", String.valueOf(run("pageio:delete p where 'id % 5 = 0'")));
+        assertEquals("DELETE 0", String.valueOf(run("pageio:delete p WHERE id mod 5 = 0")));
+        assertEquals("DELETE 8", String.valueOf(run("pageio:delete p WHERE id BETWEEN 1 AND 10")));
+        assertEquals("DELETE 1", String.valueOf(run("pageio:delete p WHERE id = 11")));
+        assertEquals("DELETE 0", String.valueOf(run("pageio:delete p WHERE payload LIKE '%zzz%'")));
+        String count = String.valueOf(run("pageio:scan count p"));
+        assertTrue(count.contains("count=791 "), count);
+        String index = String.valueOf(run("pageio:scan index p val 0 100000"));
+        assertTrue(index.contains("count=791 "), index);
+        String bitmap = String.valueOf(run("pageio:scan bitmap p val 0 100000"));
+        assertTrue(bitmap.contains("count=791 "), bitmap);
+
+        assertTrue(refused("pageio:delete q WHERE id 1 2").startsWith("table \"q\" does not exist"));
+        assertEquals("table p has no column \"nope\"; its columns are id, cat, val, payload", refused("pageio:delete p WHERE nope 1 2"));
+        assertEquals("pageio:delete: bad WHERE \"WHERE id is 3\"; the forms: " + org.pageio.table.RowFilter.USAGE,
+                refused("pageio:delete p WHERE id is 3"));
+        assertEquals("pageio:delete: expected WHERE and a condition; the forms: " + org.pageio.table.RowFilter.USAGE,
+                refused("pageio:delete p"));
+        String help = String.valueOf(run("pageio:delete --help"));
+        assertTrue(help.contains("usage: pageio:delete TABLE WHERE"), help);
     }
 }

@@ -52,6 +52,17 @@ public interface TableService {
      */
     ScanReport plan(ScanRequest request) throws IOException;
 
+    /**
+     * {@code DELETE FROM table WHERE …}: marks every row {@code where} selects deleted by a new
+     * transaction and commits it durably before returning; returns the rows deleted (PostgreSQL's
+     * {@code DELETE n}).
+     *
+     * @throws TableException naming the table or column when there is none
+     * @throws IllegalArgumentException when the filter does not fit the column's type
+     * @since 1.6.0
+     */
+    long delete(String table, RowFilter where) throws IOException;
+
     /** Removes a table, its indexes and their files. */
     void drop(String name) throws IOException;
 }

@@ -36,6 +36,7 @@ import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
 import org.pageio.table.vm.VisibilityMap;
 import org.pageio.table.xact.Transactions;
+import org.pageio.table.RowFilter;
 
 /**
  * {@link TableService} over a {@link BufferPool} and its {@link StorageManager}: the catalog lives
@@ -269,6 +270,52 @@ public final class TableEngine implements TableService {
     @Override
     public ScanReport plan(ScanRequest req) throws IOException {
         return Scans.plan(req, table(req.table()));
+    }
+
+    @Override
+    public long delete(String table, RowFilter where) throws IOException {
+        return delete(table, where, true);
+    }
+
+    /**
+     * {@code DELETE FROM table WHERE …} in a transaction of its own, one writer at a time (serialised
+     * on this object, as catalog changes). Before the commit is written, a checkpoint makes the changed
+     * heap and map pages durable: without WAL, a commit on disk must never name changes that are not
+     * (see the README, "Changing rows"). {@code commit = false} stops before the commit, as a crash
+     * there would (tests).
+     */
+    synchronized long delete(String table, RowFilter where, boolean commit) throws IOException {
+        TableInfo t = table(table);
+        RowChanges.column(t, where); // refused before a transaction id is used
+        int xid = xacts.assign();
+        boolean done = false;
+        try {
+            long n;
+            try (BufferSession s = pool.openSession(SESSION_KIND)) {
+                n = new RowChanges(s, t, heap(t), xacts.snapshot()).delete(where, xid);
+            } catch (UncheckedIOException e) {
+                throw new TableException("table " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
+            }
+            if (!commit) {
+                done = true; // left running: what a crash before the commit leaves
+                return n;
+            }
+            if (n > 0) {
+                pool.checkpoint();
+            }
+            xacts.commit(xid);
+            done = true;
+            return n;
+        } finally {
+            if (!done) {
+                try {
+                    xacts.abort(xid);
+                } catch (IOException | RuntimeException e) {
+                    System.getLogger("org.pageio.table").log(System.Logger.Level.WARNING, "could not record the abort of transaction "
+                            + Integer.toUnsignedString(xid) + ": " + e.getMessage() + "; it reads as aborted after a restart");
+                }
+            }
+        }
     }
 
     private static IndexInfo index(TableInfo t, String column) throws TableException {

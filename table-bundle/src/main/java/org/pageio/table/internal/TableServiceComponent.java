@@ -95,6 +95,11 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public long delete(String table, org.pageio.table.RowFilter where) throws IOException {
+        return engine().delete(table, where);
+    }
+
+    @Override
     public void drop(String name) throws IOException {
         engine().drop(name);
     }

@@ -130,7 +130,7 @@ public final class Scans {
     }
 
     /** {@code %zzz%} → {@code zzz}; only the substring form is supported. */
-    static byte[] likeSubstring(String like) {
+    public static byte[] likeSubstring(String like) {
         String p = like;
         if (p.startsWith("%")) {
             p = p.substring(1);

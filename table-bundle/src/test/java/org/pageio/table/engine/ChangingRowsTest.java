@@ -1,6 +1,8 @@
 package org.pageio.table.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -14,15 +16,19 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.HeapPage;
+import org.pageio.table.RowFilter;
 import org.pageio.table.ScanRequest;
+import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableShape;
+import org.pageio.table.VisibilityMapSummary;
+import org.pageio.table.vm.VisibilityMap;
 import org.pageio.table.xact.Snapshot;
 import org.pageio.table.xact.Transactions;
 
 /**
  * Rows that change: the scans' visibility rule on pages without {@code PD_ALL_VISIBLE} (the
- * all-visible fast path on the others), on real files, every count checked
+ * all-visible fast path on the others) and {@code DELETE}, on real files, every count checked
  * against the generator in all three scan kinds.
  */
 class ChangingRowsTest {
@@ -159,5 +165,92 @@ class ChangingRowsTest {
         // PD_ALL_VISIBLE skips the check (heapgetpage's all_visible): the page is taken at its word
         rewrite(1, true, page -> header(page, 1, aborted, 0, noXmax));
         assertCounts(ROWS - invisible.length);
+    }
+
+    @Test
+    void deleteMarksTheRowsClearsTheMapBitsOfChangedPagesAndEveryScanAgrees() throws Exception {
+        TableInfo t = engine.table("p");
+        assertEquals(47, engine.delete("p", RowFilter.parse("WHERE", "id", "1", "47"))); // block 0 only
+        assertCounts(ROWS - 47);
+        try (BufferSession s = bufmgr.pool().openSession("client")) {
+            VisibilityMap vm = new VisibilityMap(s, engine.heap(t), null);
+            assertEquals(0, vm.getStatus(0), "the changed page's bits are clear");
+            for (long b = 1; b < t.blocks(); b++) {
+                assertEquals(VisibilityMap.VISIBILITYMAP_VALID_BITS, vm.getStatus(b), "block " + b + " untouched");
+            }
+            int buf = s.readBuffer(engine.heap(t), 0, null);
+            MemorySegment page = s.page(buf);
+            assertEquals(0, Page.flags(page) & Page.PD_ALL_VISIBLE);
+            int off = HeapPage.tupleOffset(page, 5);
+            assertEquals(0, HeapPage.infomask(page, off) & Snapshot.HEAP_XMAX_BITS, "HEAP_XMAX_INVALID cleared");
+            assertEquals(Snapshot.HEAP_KEYS_UPDATED, HeapPage.infomask2(page, off) & Snapshot.HEAP_KEYS_UPDATED);
+            assertEquals(Transactions.COMMITTED, engine.transactions().status(HeapPage.xmax(page, off)));
+            assertEquals(5, HeapPage.ctidLine(page, off));
+            s.releaseBuffer(buf);
+        }
+        assertEquals(new VisibilityMapSummary(t.blocks() - 1, t.blocks() - 1), engine.visibilityMapSummary("p"));
+
+        long mod5 = ROWS / 5 - 47 / 5;
+        assertEquals(mod5, engine.delete("p", RowFilter.parse("WHERE", "id", "%", "5", "=", "0")));
+        assertEquals(0, engine.delete("p", RowFilter.parse("where", "id", "%", "5", "=", "0")), "deleted rows are not seen again");
+        assertEquals(0, engine.delete("p", RowFilter.parse("WHERE", "payload", "LIKE", "%zzz%")));
+        long left = ROWS - 47 - mod5;
+        assertCounts(left);
+        assertEquals(new VisibilityMapSummary(0, 0), engine.visibilityMapSummary("p"), "every page had a row with id % 5 = 0");
+        long v = val(100); // row 100 is gone (100 % 5 = 0)
+        java.util.List<Long> gone = new java.util.ArrayList<>();
+        for (long g = 1; g <= ROWS; g++) {
+            if (g <= 47 || g % 5 == 0) {
+                gone.add(g);
+            }
+        }
+        long[] goneArr = gone.stream().mapToLong(Long::longValue).toArray();
+        assertEquals(rowsWithVal(v, goneArr), engine.scan(ScanRequest.index("p", "val", v, v)).count());
+
+        restart(); // the commit was durable, and the pages with it
+        assertCounts(left);
+        assertEquals(new VisibilityMapSummary(0, 0), engine.visibilityMapSummary("p"));
+    }
+
+    @Test
+    void aCrashBeforeTheCommitLeavesTheRowsThere() throws Exception {
+        TableInfo t = engine.table("p");
+        assertEquals(ROWS / 5, engine.delete("p", RowFilter.parse("WHERE", "id", "%", "5", "=", "0"), false));
+        assertCounts(ROWS); // not committed: still there
+        bufmgr.pool().checkpoint(); // the worst case: the changed pages reached the disk, the commit never did
+        restart();
+        assertCounts(ROWS);
+        assertEquals(new VisibilityMapSummary(0, 0), engine.visibilityMapSummary("p"), "cleared bits stay cleared: conservative");
+        // the rows can be deleted again; the crashed transaction's t_xmax is overwritten
+        assertEquals(ROWS / 5, engine.delete("p", RowFilter.parse("WHERE", "id", "%", "5", "=", "0")));
+        assertCounts(ROWS - ROWS / 5);
+        assertEquals(t.blocks(), engine.table("p").blocks());
+    }
+
+    @Test
+    void refusalsNameWhatIsWrong() throws Exception {
+        TableException noTable = assertThrows(TableException.class, () -> engine.delete("q", RowFilter.range("id", 1, 2)));
+        assertTrue(noTable.getMessage().startsWith("table \"q\" does not exist"), noTable.getMessage());
+        TableException noColumn = assertThrows(TableException.class, () -> engine.delete("p", RowFilter.range("nope", 1, 2)));
+        assertEquals("table p has no column \"nope\"; its columns are id, cat, val, payload", noColumn.getMessage());
+        IllegalArgumentException like = assertThrows(IllegalArgumentException.class,
+                () -> engine.delete("p", RowFilter.like("id", "%1%")));
+        assertEquals("column id of p is int, not text: LIKE needs text", like.getMessage());
+        IllegalArgumentException mod = assertThrows(IllegalArgumentException.class,
+                () -> engine.delete("p", RowFilter.modulo("payload", 2, 0)));
+        assertEquals("column payload of p is text: WHERE (payload % 2) = 0 needs an integer column", mod.getMessage());
+        assertEquals("bad WHERE \"WHERE id > 3\"; the forms: " + RowFilter.USAGE,
+                assertThrows(IllegalArgumentException.class, () -> RowFilter.parse("WHERE", "id", ">", "3")).getMessage());
+        assertEquals(RowFilter.range("id", 1, 9), RowFilter.parse("WHERE", "id", "between", "1", "and", "9"));
+        assertEquals(RowFilter.modulo("id", 5, 0), RowFilter.parse("WHERE", "id % 5 = 0"), "a condition quoted whole");
+        assertEquals(RowFilter.modulo("id", 5, 0), RowFilter.parse("WHERE", "id", "mod", "5", "=", "0"));
+        assertEquals("expected WHERE and a condition; the forms: " + RowFilter.USAGE,
+                assertThrows(IllegalArgumentException.class, () -> RowFilter.parse("id", "1", "2")).getMessage());
+        assertEquals("WHERE: HI takes a whole number (got \"x\"); the forms: " + RowFilter.USAGE,
+                assertThrows(IllegalArgumentException.class, () -> RowFilter.parse("WHERE", "id", "1", "x")).getMessage());
+        assertEquals("WHERE id % 0 = 0: N takes a whole number, 1 or more",
+                assertThrows(IllegalArgumentException.class, () -> RowFilter.parse("WHERE", "id", "%", "0", "=", "0")).getMessage());
+        assertCounts(ROWS);
+        assertEquals(Transactions.FIRST_NORMAL_XID, engine.transactions().nextXid(), "no transaction id used by a refusal");
     }
 }
