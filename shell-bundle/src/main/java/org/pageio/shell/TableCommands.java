@@ -15,6 +15,7 @@ import org.pageio.table.RowFilter;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
+import org.pageio.table.SetClause;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableService;
 import org.pageio.table.TableShape;
@@ -24,7 +25,7 @@ import org.pageio.shell.command.Commands;
 
 /**
  * Gogo commands for tables (scope {@code pageio}): {@code load}, {@code index}, {@code scan},
- * {@code explain}, {@code verify}, {@code tables}, {@code drop}, {@code delete}. Errors are one line (a
+ * {@code explain}, {@code verify}, {@code tables}, {@code drop}, {@code delete}, {@code update}. Errors are one line (a
  * {@link IOException} or {@link IllegalArgumentException} message naming table, relation and
  * block), never only a stack trace.
  */
@@ -37,7 +38,8 @@ import org.pageio.shell.command.Commands;
         Commands.FUNCTION + "=verify",
         Commands.FUNCTION + "=tables",
         Commands.FUNCTION + "=drop",
-        Commands.FUNCTION + "=delete"
+        Commands.FUNCTION + "=delete",
+        Commands.FUNCTION + "=update"
 })
 public final class TableCommands {
 
@@ -185,6 +187,34 @@ public final class TableCommands {
             throw new IllegalArgumentException("pageio:delete: " + e.getMessage(), e);
         }
         return "DELETE " + tables.delete(table, f);
+    }
+
+    /** {@code pageio:update}'s usage, printed for {@code --help}. */
+    static final String UPDATE_USAGE = "usage: pageio:update TABLE SET COL = V | SET COL = COL2 + N | SET COL = COL2 - N"
+            + " WHERE … (the forms of pageio:delete)";
+
+    @Descriptor("UPDATE TABLE SET COL = V | COL2 + N WHERE …, committed before it returns; prints UPDATE n. Heap-only:"
+            + " the new row versions must fit on their pages and COL must have no index")
+    public String update(@Descriptor("table") String table,
+            @Descriptor("SET COL = expr WHERE and the condition") String... words) throws IOException {
+        if (table.equals("--help") || table.equals("-h") || java.util.Arrays.asList(words).contains("--help")) {
+            return "pageio:update: sets a column of the rows a condition selects, in one transaction committed durably"
+                    + " before UPDATE n is printed; the new row versions go on the same pages (heap-only updates)\n"
+                    + UPDATE_USAGE + "\nwhere: " + RowFilter.USAGE;
+        }
+        int w = 0;
+        while (w < words.length && !words[w].equalsIgnoreCase("where")) {
+            w++;
+        }
+        SetClause set;
+        RowFilter f;
+        try {
+            set = SetClause.parse(java.util.Arrays.copyOfRange(words, 0, w));
+            f = RowFilter.parse(java.util.Arrays.copyOfRange(words, w, words.length));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("pageio:update: " + e.getMessage(), e);
+        }
+        return "UPDATE " + tables.update(table, set, f);
     }
 
     @Descriptor("removes a table, its indexes and their files")

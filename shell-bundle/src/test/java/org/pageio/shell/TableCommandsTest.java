@@ -54,6 +54,7 @@ class TableCommandsTest {
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "scan");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "tables");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "delete");
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "update");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "index");
     }
 
@@ -149,5 +150,24 @@ class TableCommandsTest {
                 refused("pageio:delete p"));
         String help = String.valueOf(run("pageio:delete --help"));
         assertTrue(help.contains("usage: pageio:delete TABLE WHERE"), help);
+    }
+
+    /** pageio:update as typed: a heap-only update on the half-empty last page prints UPDATE n; one that does not fit is refused in one line. */
+    @Test
+    void updateSetsAColumnOrSaysWhyNot() throws Exception {
+        run("pageio:load --rows 1000 --shape prefetch_test p"); // rows 988..1000 on the last page
+        run("pageio:index p val");
+        assertEquals("UPDATE 5", String.valueOf(run("pageio:update p SET cat = cat + 1000 WHERE id BETWEEN 990 AND 994")));
+        assertEquals("UPDATE 1", String.valueOf(run("pageio:update p SET cat = 7 where id = 995")));
+        String count = String.valueOf(run("pageio:scan index p val 0 100000"));
+        assertTrue(count.contains("count=1000 "), count);
+        assertEquals("UPDATE of p refused at block 0: the new row version does not fit on its page; updates that move a row"
+                + " to another page are not supported yet", refused("pageio:update p SET cat = 1 WHERE id 1 10"));
+        assertEquals("pageio:update: bad SET \"SET cat 1\"; the forms: " + org.pageio.table.SetClause.USAGE,
+                refused("pageio:update p SET cat 1 WHERE id 1 10"));
+        assertEquals("pageio:update: expected WHERE and a condition; the forms: " + org.pageio.table.RowFilter.USAGE,
+                refused("pageio:update p SET cat = 1"));
+        String help = String.valueOf(run("pageio:update --help"));
+        assertTrue(help.contains("usage: pageio:update TABLE SET"), help);
     }
 }

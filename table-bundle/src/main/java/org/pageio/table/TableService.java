@@ -63,6 +63,16 @@ public interface TableService {
      */
     long delete(String table, RowFilter where) throws IOException;
 
+    /**
+     * {@code UPDATE table SET … WHERE …}: a new version of every row {@code where} selects, on the
+     * same page (a heap-only update, no index change), committed durably before returning; returns
+     * the rows updated ({@code UPDATE n}). Refused, and nothing changed, when a new version does not
+     * fit on its page or the column set has an index.
+     *
+     * @since 1.6.0
+     */
+    long update(String table, SetClause set, RowFilter where) throws IOException;
+
     /** Removes a table, its indexes and their files. */
     void drop(String name) throws IOException;
 }

@@ -6,7 +6,8 @@
  *
  * <p>1.5.0: {@link org.pageio.table.TableService#visibilityMapSummary} and
  * {@link org.pageio.table.VisibilityMapSummary} ({@code pg_visibility_map_summary}).
- * 1.6.0: {@link org.pageio.table.TableService#delete} and {@link org.pageio.table.RowFilter}.
+ * 1.6.0: {@link org.pageio.table.TableService#delete}, {@link org.pageio.table.TableService#update},
+ * {@link org.pageio.table.RowFilter} and {@link org.pageio.table.SetClause}.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.6.0")

@@ -10,6 +10,7 @@ import org.pageio.table.Column;
 import org.pageio.table.ColumnType;
 import org.pageio.table.HeapPage;
 import org.pageio.table.RowFilter;
+import org.pageio.table.SetClause;
 import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.scan.Scans;
@@ -120,6 +121,143 @@ final class RowChanges {
             }
         }
         return deleted;
+    }
+
+    /** The refusal when a new row version does not fit on its page. */
+    static final String NO_ROOM = "the new row version does not fit on its page; updates that move a row to another page"
+            + " are not supported yet";
+
+    /** The columns of a SET, checked against the table and its indexes; refused before a transaction id is used. */
+    static Column[] setColumns(TableInfo t, SetClause set) throws TableException {
+        Column target = column(t, RowFilter.range(set.column(), 0, 0));
+        if (t.index(target.name()) != null) {
+            throw new TableException("UPDATE of " + t.name() + "." + target.name() + ": the column has index "
+                    + t.index(target.name()).name() + ", and changing an indexed column needs a new index entry, which"
+                    + " is not supported yet (only heap-only updates of columns without an index)");
+        }
+        Column source = set.source() == null ? null : column(t, RowFilter.range(set.source(), 0, 0));
+        return new Column[] {target, source};
+    }
+
+    /**
+     * {@code heap_update} as a heap-only (HOT) update: for every visible row {@code where} selects, a
+     * new version with the column set, on the same page (new line pointer; {@code t_xmin} = the id,
+     * {@code HEAP_UPDATED | HEAP_XMAX_INVALID}, {@code HEAP_ONLY_TUPLE}); the old version gets
+     * {@code t_xmax} = the id, {@code HEAP_HOT_UPDATED} and {@code t_ctid} → the new line. No index
+     * changes: index scans reach the new version through the chain from the root line pointer.
+     * A page without room for all its new versions refuses the whole statement (the caller aborts).
+     */
+    long update(SetClause set, RowFilter where, int xid) throws IOException {
+        Column c = column(table, where);
+        Column[] cols = setColumns(table, set);
+        Column target = cols[0];
+        Column source = cols[1];
+        int at = c.offset();
+        boolean wide = c.type() == ColumnType.INT8;
+        byte[] pattern = where.kind() == RowFilter.Kind.LIKE ? Scans.likeSubstring(where.pattern()) : null;
+        VisibilityMap vm = new VisibilityMap(session, heap, null);
+        long updated = 0;
+        int[] hits = new int[HeapPage.MAX_TUPLES];
+        try (ReadStream stream = new ReadStream(session, heap, ReadStream.blockRange(0, table.blocks()),
+                ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, null, ReadStream.Options.DEFAULT)) {
+            int buf;
+            long block = 0;
+            while ((buf = stream.next()) >= 0) {
+                try {
+                    MemorySegment page = session.page(buf);
+                    boolean allVisible = HeapPage.allVisible(page);
+                    int n = HeapPage.lineCount(page); // new versions get lines past n: not visited again
+                    int nhits = 0;
+                    int need = 0;
+                    for (int line = 1; line <= n; line++) {
+                        int off = HeapPage.tupleOffset(page, line);
+                        if (off < 0 || !allVisible && !snapshot.visible(page, off)) {
+                            continue;
+                        }
+                        boolean match = pattern != null
+                                ? HeapPage.contains(page, off + at + 4L, HeapPage.textLength(page, off + at), pattern)
+                                : where.matches(wide ? HeapPage.getLong(page, off + at) : HeapPage.getInt(page, off + at));
+                        if (match) {
+                            hits[nhits++] = line;
+                            need += Page.maxAlign(HeapPage.lpLen(HeapPage.linePointer(page, line))) + HeapPage.LINE_POINTER_SIZE;
+                        }
+                    }
+                    if (nhits == 0) {
+                        continue;
+                    }
+                    if (Page.upper(page) - Page.lower(page) < need || n + nhits > HeapPage.MAX_TUPLES) {
+                        throw new TableException("UPDATE of " + table.name() + " refused at block " + block + ": " + NO_ROOM);
+                    }
+                    session.beginModify(buf);
+                    try {
+                        if (HeapPage.allVisible(page)) {
+                            Page.setFlags(page, Page.flags(page) & ~Page.PD_ALL_VISIBLE);
+                            vm.clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
+                        }
+                        for (int i = 0; i < nhits; i++) {
+                            int line = hits[i];
+                            int off = HeapPage.tupleOffset(page, line);
+                            long v = newValue(page, off, target, source, set);
+                            int len = HeapPage.lpLen(HeapPage.linePointer(page, line));
+                            int newLine = HeapPage.lineCount(page) + 1;
+                            int newOff = Page.upper(page) - Page.maxAlign(len);
+                            MemorySegment.copy(page, off, page, newOff, len);
+                            page.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN),
+                                    Page.lower(page), newOff | (HeapPage.LP_NORMAL << 15) | (len << 17));
+                            Page.setLower(page, Page.lower(page) + HeapPage.LINE_POINTER_SIZE);
+                            Page.setUpper(page, newOff);
+                            // the new version
+                            HeapPage.setXmin(page, newOff, xid);
+                            HeapPage.setXmax(page, newOff, 0);
+                            HeapPage.setInfomask(page, newOff, (HeapPage.infomask(page, newOff)
+                                    & ~(Snapshot.HEAP_XMIN_FROZEN | Snapshot.HEAP_XMAX_BITS))
+                                    | Snapshot.HEAP_XMAX_INVALID | Snapshot.HEAP_UPDATED);
+                            HeapPage.setInfomask2(page, newOff, (HeapPage.infomask2(page, newOff)
+                                    & ~(Snapshot.HEAP_KEYS_UPDATED | Snapshot.HEAP_HOT_UPDATED)) | Snapshot.HEAP_ONLY_TUPLE);
+                            HeapPage.setCtid(page, newOff, block, newLine);
+                            if (target.type() == ColumnType.INT8) {
+                                HeapPage.setLong(page, newOff + target.offset(), v);
+                            } else {
+                                HeapPage.setInt(page, newOff + target.offset(), (int) v);
+                            }
+                            // the old version
+                            HeapPage.setXmax(page, off, xid);
+                            HeapPage.setInfomask(page, off, HeapPage.infomask(page, off) & ~Snapshot.HEAP_XMAX_BITS);
+                            HeapPage.setInfomask2(page, off, HeapPage.infomask2(page, off) | Snapshot.HEAP_HOT_UPDATED);
+                            HeapPage.setCtid(page, off, block, newLine);
+                        }
+                    } finally {
+                        session.endModify(buf, true);
+                    }
+                    updated += nhits;
+                } finally {
+                    session.releaseBuffer(buf);
+                    block++;
+                }
+            }
+        }
+        return updated;
+    }
+
+    /** The SET's value for the row at {@code off}; an int column refuses a value outside 32 bits, as PostgreSQL does. */
+    private long newValue(MemorySegment page, int off, Column target, Column source, SetClause set) throws TableException {
+        long v;
+        if (source == null) {
+            v = set.value();
+        } else {
+            long s = source.type() == ColumnType.INT8 ? HeapPage.getLong(page, off + source.offset())
+                    : HeapPage.getInt(page, off + source.offset());
+            try {
+                v = Math.addExact(s, set.value());
+            } catch (ArithmeticException e) {
+                throw new TableException("UPDATE of " + table.name() + ": bigint out of range (" + s + " + " + set.value() + ")");
+            }
+        }
+        if (target.type() != ColumnType.INT8 && (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE)) {
+            throw new TableException("UPDATE of " + table.name() + ": integer out of range for column " + target.name()
+                    + " (" + v + ")");
+        }
+        return v;
     }
 
     /** {@code heap_delete}'s header changes on the tuple at {@code off}. */

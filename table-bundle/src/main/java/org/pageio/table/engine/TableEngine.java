@@ -185,6 +185,7 @@ public final class TableEngine implements TableService {
         int n = 0;
         int at = col.offset();
         boolean wide = col.type() == ColumnType.INT8;
+        org.pageio.table.xact.Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
         try (BufferSession s = pool.openSession(SESSION_KIND);
                 ReadStream stream = new ReadStream(s, heap, ReadStream.blockRange(0, t.blocks()),
                         ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD),
@@ -193,9 +194,12 @@ public final class TableEngine implements TableService {
             long block = 0;
             while ((buf = stream.next()) >= 0) {
                 MemorySegment page = s.page(buf);
+                boolean allVisible = HeapPage.allVisible(page);
                 int lines = HeapPage.lineCount(page);
                 for (int line = 1; line <= lines; line++) {
-                    int off = HeapPage.tupleOffset(page, line);
+                    // a changed page: one entry per row, at its chain's root with the visible version's key
+                    // (heap-only tuples get none; a row no snapshot sees any more gets none)
+                    int off = allVisible ? HeapPage.tupleOffset(page, line) : rootVersion(snapshot, page, line);
                     if (off < 0) {
                         continue;
                     }
@@ -272,27 +276,59 @@ public final class TableEngine implements TableService {
         return Scans.plan(req, table(req.table()));
     }
 
+    private static int rootVersion(org.pageio.table.xact.Snapshot snapshot, MemorySegment page, int line) {
+        int off = HeapPage.tupleOffset(page, line);
+        if (off < 0 || (HeapPage.infomask2(page, off) & org.pageio.table.xact.Snapshot.HEAP_ONLY_TUPLE) != 0) {
+            return -1;
+        }
+        return snapshot.hotSearch(page, line);
+    }
+
     @Override
     public long delete(String table, RowFilter where) throws IOException {
         return delete(table, where, true);
     }
 
+    @Override
+    public long update(String table, org.pageio.table.SetClause set, RowFilter where) throws IOException {
+        return update(table, set, where, true);
+    }
+
     /**
      * {@code DELETE FROM table WHERE …} in a transaction of its own, one writer at a time (serialised
-     * on this object, as catalog changes). Before the commit is written, a checkpoint makes the changed
-     * heap and map pages durable: without WAL, a commit on disk must never name changes that are not
-     * (see the README, "Changing rows"). {@code commit = false} stops before the commit, as a crash
+     * on this object, as catalog changes). {@code commit = false} stops before the commit, as a crash
      * there would (tests).
      */
     synchronized long delete(String table, RowFilter where, boolean commit) throws IOException {
         TableInfo t = table(table);
         RowChanges.column(t, where); // refused before a transaction id is used
+        return change(t, commit, (changes, xid) -> changes.delete(where, xid));
+    }
+
+    /** {@code UPDATE table SET … WHERE …} (heap-only updates), as {@link #delete(String, RowFilter, boolean)}. */
+    synchronized long update(String table, org.pageio.table.SetClause set, RowFilter where, boolean commit) throws IOException {
+        TableInfo t = table(table);
+        RowChanges.column(t, where);
+        RowChanges.setColumns(t, set);
+        return change(t, commit, (changes, xid) -> changes.update(set, where, xid));
+    }
+
+    private interface Change {
+        long run(RowChanges changes, int xid) throws IOException;
+    }
+
+    /**
+     * Runs a row change in a new transaction. Before the commit is written, a checkpoint makes the
+     * changed heap and map pages durable: without WAL, a commit on disk must never name changes that
+     * are not (see the README, "Changing rows"). Any failure before the commit aborts the id.
+     */
+    private long change(TableInfo t, boolean commit, Change change) throws IOException {
         int xid = xacts.assign();
         boolean done = false;
         try {
             long n;
             try (BufferSession s = pool.openSession(SESSION_KIND)) {
-                n = new RowChanges(s, t, heap(t), xacts.snapshot()).delete(where, xid);
+                n = change.run(new RowChanges(s, t, heap(t), xacts.snapshot()), xid);
             } catch (UncheckedIOException e) {
                 throw new TableException("table " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
             }

@@ -100,6 +100,11 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public long update(String table, org.pageio.table.SetClause set, org.pageio.table.RowFilter where) throws IOException {
+        return engine().update(table, set, where);
+    }
+
+    @Override
     public void drop(String name) throws IOException {
         engine().drop(name);
     }

@@ -466,29 +466,7 @@ public final class Scans {
      * visible version is returned (at most one version of a row is visible to a snapshot).
      */
     int visibleTuple(MemorySegment page, boolean allVisible, int line) {
-        int off = HeapPage.tupleOffset(page, line);
-        if (off < 0 || allVisible) {
-            return off;
-        }
-        int lines = HeapPage.lineCount(page);
-        for (int hops = 0; hops <= HeapPage.MAX_TUPLES; hops++) {
-            if (snapshot.visible(page, off)) {
-                return off;
-            }
-            if ((HeapPage.infomask2(page, off) & Snapshot.HEAP_HOT_UPDATED) == 0) {
-                return -1;
-            }
-            int next = HeapPage.ctidLine(page, off);
-            if (next < 1 || next > lines || next == line) {
-                return -1;
-            }
-            line = next;
-            off = HeapPage.tupleOffset(page, line);
-            if (off < 0 || (HeapPage.infomask2(page, off) & Snapshot.HEAP_ONLY_TUPLE) == 0) {
-                return -1;
-            }
-        }
-        return -1;
+        return allVisible ? HeapPage.tupleOffset(page, line) : snapshot.hotSearch(page, line);
     }
 
     private static Column intColumn(TableInfo t, String name) {

@@ -123,4 +123,36 @@ public final class Snapshot {
         }
         return !committedBefore(xmax); // deleter running for us, aborted or stopped by a crash: still visible
     }
+
+    /**
+     * {@code heap_hot_search_buffer}: the offset of the version of the row whose chain starts at
+     * {@code line} that this snapshot sees, or -1. The chain goes from a {@code HEAP_HOT_UPDATED}
+     * tuple through its {@code t_ctid} line on the same page to a {@code HEAP_ONLY_TUPLE}; at most
+     * one version of a row is visible to a snapshot.
+     */
+    public int hotSearch(MemorySegment page, int line) {
+        int off = HeapPage.tupleOffset(page, line);
+        if (off < 0) {
+            return -1;
+        }
+        int lines = HeapPage.lineCount(page);
+        for (int hops = 0; hops <= HeapPage.MAX_TUPLES; hops++) {
+            if (visible(page, off)) {
+                return off;
+            }
+            if ((HeapPage.infomask2(page, off) & HEAP_HOT_UPDATED) == 0) {
+                return -1;
+            }
+            int next = HeapPage.ctidLine(page, off);
+            if (next < 1 || next > lines || next == line) {
+                return -1;
+            }
+            line = next;
+            off = HeapPage.tupleOffset(page, line);
+            if (off < 0 || (HeapPage.infomask2(page, off) & HEAP_ONLY_TUPLE) == 0) {
+                return -1;
+            }
+        }
+        return -1;
+    }
 }

@@ -253,4 +253,78 @@ class ChangingRowsTest {
         assertCounts(ROWS);
         assertEquals(Transactions.FIRST_NORMAL_XID, engine.transactions().nextXid(), "no transaction id used by a refusal");
     }
+
+    /** Rows with cat in [lo, hi] by a sequential filter: an uncommitted DELETE's count, rolled back. */
+    private long rowsWithCat(long lo, long hi) throws Exception {
+        return engine.delete("p", RowFilter.range("cat", lo, hi), false);
+    }
+
+    @Test
+    void aHotUpdateWritesANewVersionOnItsPageAddsNoIndexEntryAndEveryPlanAgrees() throws Exception {
+        TableInfo t = engine.table("p");
+        long lastBlock = t.blocks() - 1; // rows 1975..2000, half empty
+        long entries = t.index("val").entries();
+        long catBefore = rowsWithCat(1000, 1_000_000);
+        assertEquals(0, catBefore);
+        assertEquals(11, engine.update("p", org.pageio.table.SetClause.parse("SET", "cat", "=", "cat", "+", "1000"),
+                RowFilter.parse("WHERE", "id", "BETWEEN", "1990", "AND", "2000")));
+        assertCounts(ROWS);
+        assertEquals(entries, engine.table("p").index("val").entries(), "no index entry added");
+        for (long g = 1990; g <= 2000; g++) {
+            long v = val(g);
+            assertEquals(rowsWithVal(v), engine.scan(ScanRequest.index("p", "val", v, v)).count(), "index scan, row " + g);
+            assertEquals(rowsWithVal(v), engine.scan(ScanRequest.bitmap("p", "val", v, v)).count(), "bitmap scan, row " + g);
+        }
+        try (BufferSession s = bufmgr.pool().openSession("client")) {
+            int buf = s.readBuffer(engine.heap(t), lastBlock, null);
+            MemorySegment page = s.page(buf);
+            int root = (int) (1990 - 1 - lastBlock * P.rowsPerPage()) + 1;
+            int old = HeapPage.tupleOffset(page, root);
+            int next = HeapPage.ctidLine(page, old);
+            assertTrue(next > ROWS - lastBlock * P.rowsPerPage(), "the new version is on the same page, past the loaded lines");
+            assertEquals(Snapshot.HEAP_HOT_UPDATED, HeapPage.infomask2(page, old) & Snapshot.HEAP_HOT_UPDATED);
+            int nw = HeapPage.tupleOffset(page, next);
+            assertEquals(Snapshot.HEAP_ONLY_TUPLE, HeapPage.infomask2(page, nw) & Snapshot.HEAP_ONLY_TUPLE);
+            assertEquals(Snapshot.HEAP_UPDATED | Snapshot.HEAP_XMAX_INVALID,
+                    HeapPage.infomask(page, nw) & (Snapshot.HEAP_UPDATED | Snapshot.HEAP_XMAX_INVALID | Snapshot.HEAP_XMIN_FROZEN));
+            assertEquals(P.value(1, 1990, SEED) + 1000, HeapPage.getInt(page, nw + 28));
+            assertEquals(1990, HeapPage.getInt(page, nw + 24));
+            s.releaseBuffer(buf);
+        }
+        assertEquals(11, rowsWithCat(1000, 1100), "the new values, by a sequential filter");
+        // again, for six of them: chains of three versions (the page has room for six more, not eleven)
+        assertEquals(6, engine.update("p", org.pageio.table.SetClause.parse("SET cat = cat + 1000"),
+                RowFilter.parse("WHERE", "id", "BETWEEN", "1990", "AND", "1995")));
+        assertCounts(ROWS);
+        assertEquals(6, rowsWithCat(2000, 2100));
+        assertEquals(5, rowsWithCat(1000, 1100));
+        // an index built after the update indexes each row once, at its root, with the visible key
+        engine.createIndex("p", "cat");
+        assertEquals(ROWS, engine.table("p").index("cat").entries());
+        assertEquals(6, engine.scan(ScanRequest.index("p", "cat", 2000, 2100)).count());
+        assertEquals(6, engine.scan(ScanRequest.bitmap("p", "cat", 2000, 2100)).count());
+        assertEquals(5, engine.scan(ScanRequest.index("p", "cat", 1000, 1100)).count());
+        assertEquals(ROWS, engine.scan(ScanRequest.index("p", "cat", 0, 1_000_000)).count());
+        restart();
+        assertCounts(ROWS);
+        assertEquals(6, engine.scan(ScanRequest.index("p", "cat", 2000, 2100)).count());
+    }
+
+    @Test
+    void anUpdateThatDoesNotFitOrChangesAnIndexedColumnIsRefusedAndChangesNothing() throws Exception {
+        TableException full = assertThrows(TableException.class, () -> engine.update("p",
+                org.pageio.table.SetClause.parse("SET cat = 5000"), RowFilter.parse("WHERE id 1 47")));
+        assertEquals("UPDATE of p refused at block 0: " + RowChanges.NO_ROOM, full.getMessage());
+        assertCounts(ROWS);
+        assertEquals(0, rowsWithCat(5000, 5000), "rolled back");
+        TableException indexed = assertThrows(TableException.class, () -> engine.update("p",
+                org.pageio.table.SetClause.parse("SET val = 1"), RowFilter.parse("WHERE id 1 2")));
+        assertTrue(indexed.getMessage().startsWith("UPDATE of p.val: the column has index p_val_idx"), indexed.getMessage());
+        TableException range = assertThrows(TableException.class, () -> engine.update("p",
+                org.pageio.table.SetClause.parse("SET cat = id + 2147483647"), RowFilter.parse("WHERE id 1990 2000")));
+        assertEquals("UPDATE of p: integer out of range for column cat (2147485637)", range.getMessage());
+        assertCounts(ROWS);
+        assertEquals("bad SET \"SET cat cat\"; the forms: " + org.pageio.table.SetClause.USAGE,
+                assertThrows(IllegalArgumentException.class, () -> org.pageio.table.SetClause.parse("SET", "cat", "cat")).getMessage());
+    }
 }
