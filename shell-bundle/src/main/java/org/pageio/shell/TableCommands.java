@@ -153,12 +153,15 @@ public final class TableCommands {
     @Descriptor("lists the tables of the catalog")
     public String tables(@Descriptor("text (default) or json") @Parameter(names = {"-f", "--format"}, absentValue = "text")
             String format) throws IOException {
-        TextTable t = new TextTable("table", "shape", "relation", "rows", "blocks", "all_visible", "all_frozen", "indexes")
-                .alignRight(3, 4, 5, 6);
+        TextTable t = new TextTable("table", "shape", "relation", "rows", "n_live_tup", "n_dead_tup", "blocks", "all_visible",
+                "all_frozen", "indexes").alignRight(3, 4, 5, 6, 7, 8);
         for (TableInfo i : tables.tables()) {
             // pg_visibility_map_summary's figures: pages the visibility map marks all-visible, all-frozen
             org.pageio.table.VisibilityMapSummary vm = tables.visibilityMapSummary(i.name());
-            t.row(i.name(), i.shape().ddl(i.name()), i.relNumber(), i.rows(), i.blocks(), vm.allVisible(), vm.allFrozen(),
+            // pg_stat_user_tables' n_live_tup and n_dead_tup
+            org.pageio.table.TupleStats st = tables.tupleStats(i.name());
+            t.row(i.name(), i.shape().ddl(i.name()), i.relNumber(), i.rows(), st.nLiveTup(), st.nDeadTup(), i.blocks(),
+                    vm.allVisible(), vm.allFrozen(),
                     String.join(", ", i.indexes().stream().map(x -> x.name() + " (" + x.relNumber() + ")").toList()));
         }
         return switch (format) {

@@ -106,11 +106,11 @@ class TableCommandsTest {
         long blocks = engine.table("t").blocks();
         String text = String.valueOf(run("pageio:tables"));
         List<String> lines = text.lines().toList();
-        assertEquals("table | shape | relation | rows | blocks | all_visible | all_frozen | indexes",
+        assertEquals("table | shape | relation | rows | n_live_tup | n_dead_tup | blocks | all_visible | all_frozen | indexes",
                 lines.get(0).replaceAll(" +", " ").strip(), text);
         String row = lines.get(2).replaceAll(" +", " ").strip();
         assertTrue(row.startsWith("t | t (id int, cat int, val int, payload text) | ")
-                && row.endsWith(" | 1000 | " + blocks + " | " + blocks + " | " + blocks + " |"), "[" + row + "] " + blocks);
+                && row.endsWith(" | 1000 | 1000 | 0 | " + blocks + " | " + blocks + " | " + blocks + " |"), "[" + row + "] " + blocks);
         String json = String.valueOf(run("pageio:tables --format json"));
         assertTrue(json.contains("\"all_visible\"") && json.contains("\"all_frozen\""), json);
     }
@@ -148,6 +148,8 @@ class TableCommandsTest {
                 refused("pageio:delete p WHERE id is 3"));
         assertEquals("pageio:delete: expected WHERE and a condition; the forms: " + org.pageio.table.RowFilter.USAGE,
                 refused("pageio:delete p"));
+        String row = String.valueOf(run("pageio:tables")).lines().toList().get(2).replaceAll(" +", " ");
+        assertTrue(row.contains(" | 1000 | 791 | 209 | "), "n_live_tup and n_dead_tup: " + row);
         String help = String.valueOf(run("pageio:delete --help"));
         assertTrue(help.contains("usage: pageio:delete TABLE WHERE"), help);
     }
@@ -161,6 +163,8 @@ class TableCommandsTest {
         assertEquals("UPDATE 1", String.valueOf(run("pageio:update p SET cat = 7 where id = 995")));
         String count = String.valueOf(run("pageio:scan index p val 0 100000"));
         assertTrue(count.contains("count=1000 "), count);
+        String row = String.valueOf(run("pageio:tables")).lines().toList().get(2).replaceAll(" +", " ");
+        assertTrue(row.contains(" | 1000 | 1000 | 6 | "), "an update leaves as many live rows and one dead version each: " + row);
         assertEquals("UPDATE of p refused at block 0: the new row version does not fit on its page; updates that move a row"
                 + " to another page are not supported yet", refused("pageio:update p SET cat = 1 WHERE id 1 10"));
         assertEquals("pageio:update: bad SET \"SET cat 1\"; the forms: " + org.pageio.table.SetClause.USAGE,

@@ -53,6 +53,14 @@ public interface TableService {
     ScanReport plan(ScanRequest request) throws IOException;
 
     /**
+     * The table's {@code n_live_tup} and {@code n_dead_tup} ({@code pg_stat_user_tables}).
+     *
+     * @throws TableException naming the table when there is none
+     * @since 1.6.0
+     */
+    TupleStats tupleStats(String table) throws TableException;
+
+    /**
      * {@code DELETE FROM table WHERE …}: marks every row {@code where} selects deleted by a new
      * transaction and commits it durably before returning; returns the rows deleted (PostgreSQL's
      * {@code DELETE n}).

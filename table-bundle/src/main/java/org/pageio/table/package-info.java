@@ -7,7 +7,8 @@
  * <p>1.5.0: {@link org.pageio.table.TableService#visibilityMapSummary} and
  * {@link org.pageio.table.VisibilityMapSummary} ({@code pg_visibility_map_summary}).
  * 1.6.0: {@link org.pageio.table.TableService#delete}, {@link org.pageio.table.TableService#update},
- * {@link org.pageio.table.RowFilter} and {@link org.pageio.table.SetClause}.
+ * {@link org.pageio.table.TableService#tupleStats}, {@link org.pageio.table.RowFilter},
+ * {@link org.pageio.table.SetClause} and {@link org.pageio.table.TupleStats}.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.6.0")

@@ -19,6 +19,7 @@ import org.pageio.table.IndexInfo;
 import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableShape;
+import org.pageio.table.TupleStats;
 
 /**
  * The catalog: {@code <data>/catalog.properties}, one {@code key=value} per line, sorted:
@@ -26,6 +27,7 @@ import org.pageio.table.TableShape;
  * next_relnumber=16386
  * table.t.relnumber=16384     table.t.shape=t   table.t.rows=…   table.t.seed=…   table.t.blocks=…
  * index.t.id.relnumber=16385  index.t.id.entries=…  index.t.id.blocks=…  index.t.id.height=…
+ * table.t.n_live_tup=…  table.t.n_dead_tup=…    (after the first row change; before it: rows and 0)
  * </pre>
  * Every change rewrites the whole file to {@code catalog.properties.tmp}, fsyncs it and renames
  * it over the old one (atomic on POSIX), then fsyncs the directory. Relation numbers start at
@@ -104,6 +106,24 @@ public final class Catalog {
             }
         }
         return new TableInfo(name, num(p + "relnumber"), shape, num(p + "rows"), num(p + "seed"), num(p + "blocks"), idx);
+    }
+
+    /** {@code n_live_tup} and {@code n_dead_tup} of a table: the rows loaded and 0 until a row changed. */
+    public synchronized TupleStats tupleStats(String name) {
+        String p = "table." + checkName("table", name) + ".";
+        if (!props.containsKey(p + "n_live_tup")) {
+            return new TupleStats(num(p + "rows"), 0);
+        }
+        return new TupleStats(num(p + "n_live_tup"), num(p + "n_dead_tup"));
+    }
+
+    /** Adds to a table's {@code n_live_tup} and {@code n_dead_tup} and saves the catalog. */
+    public synchronized void addTupleStats(String name, long live, long dead) throws IOException {
+        TupleStats s = tupleStats(name);
+        String p = "table." + name + ".";
+        props.put(p + "n_live_tup", Long.toString(s.nLiveTup() + live));
+        props.put(p + "n_dead_tup", Long.toString(s.nDeadTup() + dead));
+        save();
     }
 
     /** Reserves a relation number (persisted at once, so a crash never reuses it). */

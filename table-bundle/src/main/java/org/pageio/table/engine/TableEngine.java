@@ -285,6 +285,11 @@ public final class TableEngine implements TableService {
     }
 
     @Override
+    public org.pageio.table.TupleStats tupleStats(String name) throws TableException {
+        return catalog.tupleStats(table(name).name());
+    }
+
+    @Override
     public long delete(String table, RowFilter where) throws IOException {
         return delete(table, where, true);
     }
@@ -302,7 +307,7 @@ public final class TableEngine implements TableService {
     synchronized long delete(String table, RowFilter where, boolean commit) throws IOException {
         TableInfo t = table(table);
         RowChanges.column(t, where); // refused before a transaction id is used
-        return change(t, commit, (changes, xid) -> changes.delete(where, xid));
+        return change(t, commit, -1, (changes, xid) -> changes.delete(where, xid));
     }
 
     /** {@code UPDATE table SET … WHERE …} (heap-only updates), as {@link #delete(String, RowFilter, boolean)}. */
@@ -310,7 +315,7 @@ public final class TableEngine implements TableService {
         TableInfo t = table(table);
         RowChanges.column(t, where);
         RowChanges.setColumns(t, set);
-        return change(t, commit, (changes, xid) -> changes.update(set, where, xid));
+        return change(t, commit, 0, (changes, xid) -> changes.update(set, where, xid));
     }
 
     private interface Change {
@@ -320,9 +325,10 @@ public final class TableEngine implements TableService {
     /**
      * Runs a row change in a new transaction. Before the commit is written, a checkpoint makes the
      * changed heap and map pages durable: without WAL, a commit on disk must never name changes that
-     * are not (see the README, "Changing rows"). Any failure before the commit aborts the id.
+     * are not (see the README, "Changing rows"). Any failure before the commit aborts the id. After
+     * the commit, {@code n_live_tup} changes by {@code live} per row and {@code n_dead_tup} by one.
      */
-    private long change(TableInfo t, boolean commit, Change change) throws IOException {
+    private long change(TableInfo t, boolean commit, int live, Change change) throws IOException {
         int xid = xacts.assign();
         boolean done = false;
         try {
@@ -341,6 +347,14 @@ public final class TableEngine implements TableService {
             }
             xacts.commit(xid);
             done = true;
+            if (n > 0) {
+                try {
+                    catalog.addTupleStats(t.name(), live * n, n);
+                } catch (IOException e) { // statistics: the change itself is committed
+                    System.getLogger("org.pageio.table").log(System.Logger.Level.WARNING, "could not save the row counts of "
+                            + t.name() + " in the catalog: " + e.getMessage());
+                }
+            }
             return n;
         } finally {
             if (!done) {

@@ -100,6 +100,11 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public org.pageio.table.TupleStats tupleStats(String table) throws org.pageio.table.TableException {
+        return engine().tupleStats(table);
+    }
+
+    @Override
     public long update(String table, org.pageio.table.SetClause set, org.pageio.table.RowFilter where) throws IOException {
         return engine().update(table, set, where);
     }

@@ -207,8 +207,10 @@ class ChangingRowsTest {
         long[] goneArr = gone.stream().mapToLong(Long::longValue).toArray();
         assertEquals(rowsWithVal(v, goneArr), engine.scan(ScanRequest.index("p", "val", v, v)).count());
 
+        assertEquals(new org.pageio.table.TupleStats(left, ROWS - left), engine.tupleStats("p"), "n_live_tup, n_dead_tup");
         restart(); // the commit was durable, and the pages with it
         assertCounts(left);
+        assertEquals(new org.pageio.table.TupleStats(left, ROWS - left), engine.tupleStats("p"), "kept in the catalog");
         assertEquals(new VisibilityMapSummary(0, 0), engine.visibilityMapSummary("p"));
     }
 
@@ -217,6 +219,7 @@ class ChangingRowsTest {
         TableInfo t = engine.table("p");
         assertEquals(ROWS / 5, engine.delete("p", RowFilter.parse("WHERE", "id", "%", "5", "=", "0"), false));
         assertCounts(ROWS); // not committed: still there
+        assertEquals(new org.pageio.table.TupleStats(ROWS, 0), engine.tupleStats("p"), "nothing committed, nothing counted");
         bufmgr.pool().checkpoint(); // the worst case: the changed pages reached the disk, the commit never did
         restart();
         assertCounts(ROWS);
@@ -308,6 +311,7 @@ class ChangingRowsTest {
         restart();
         assertCounts(ROWS);
         assertEquals(6, engine.scan(ScanRequest.index("p", "cat", 2000, 2100)).count());
+        assertEquals(new org.pageio.table.TupleStats(ROWS, 11 + 6), engine.tupleStats("p"), "one dead version per row updated");
     }
 
     @Test
