@@ -6,7 +6,10 @@
  *
  * <p>1.5.0: {@link org.pageio.table.TableService#visibilityMapSummary} and
  * {@link org.pageio.table.VisibilityMapSummary} ({@code pg_visibility_map_summary}).
+ *
+ * <p>1.6.0: indexes on two integer columns ({@link org.pageio.table.IndexInfo#columns},
+ * {@link org.pageio.table.TableInfo#index(java.util.List)}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.5.0")
+@org.osgi.annotation.versioning.Version("1.6.0")
 package org.pageio.table;
