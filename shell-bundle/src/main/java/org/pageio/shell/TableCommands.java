@@ -96,7 +96,8 @@ public final class TableCommands {
     }
 
     @Descriptor("runs a scan and prints its answer: count T | filter T COLUMN '%PAT%' (quoted) | bitmap T COL LO HI | index T COL LO HI"
-            + " | limit T COL LO N | checksums T")
+            + " | limit T COL LO N | ios T COL LO HI | ios T 'COL1 = X' COL2 LO HI (index-only scan; the second form over"
+            + " an index on (COL1, COL2), e.g. ios p 'cat = 50' val 100 5000) | checksums T")
     public String scan(
             @Descriptor("settings for this scan, like SET: effective_io_concurrency=N,io_combine_limit=N,"
                     + "read_stream_lookahead=pg18|pg19,track_io_timing=on")

@@ -270,6 +270,10 @@ public final class TableEngine implements TableService {
                 case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);
                 case INDEX, LIMIT -> scans.indexScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())),
                         timing);
+                case IOS -> {
+                    IndexInfo idx = Scans.indexOnlyIndex(t, req);
+                    yield scans.indexOnlyScan(req, t, heap, idx, indexRelation(idx), timing);
+                }
                 case CHECKSUMS -> {
                     List<Scans.Target> targets = new ArrayList<>();
                     targets.add(new Scans.Target("table " + t.name(), heap));
