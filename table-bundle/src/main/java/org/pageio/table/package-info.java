@@ -6,7 +6,12 @@
  *
  * <p>1.5.0: {@link org.pageio.table.TableService#visibilityMapSummary} and
  * {@link org.pageio.table.VisibilityMapSummary} ({@code pg_visibility_map_summary}).
+ *
+ * <p>1.6.0: indexes on two integer columns ({@link org.pageio.table.IndexInfo#columns},
+ * {@link org.pageio.table.TableInfo#index(java.util.List)}) and the index-only scan
+ * ({@link org.pageio.table.ScanKind#IOS}, {@link org.pageio.table.ScanRequest#indexOnly},
+ * {@link org.pageio.table.ScanReport#heapFetches}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.5.0")
+@org.osgi.annotation.versioning.Version("1.6.0")
 package org.pageio.table;
