@@ -62,6 +62,9 @@ public class TableIT extends PageioTestBase {
             assertTrue(bitmap, bitmap.contains(": count=" + vals + " in "));
             String limit = run("pageio:scan limit " + t + " val 1000 10", false);
             assertTrue(limit, limit.contains(": 10 rows in "));
+            // the index-only scan of a loaded, all-visible table reads no heap page
+            String ios = run("pageio:scan ios " + t + " val 1000 9000", false);
+            assertTrue(ios, ios.contains(": count=" + vals + " heap_fetches=0 in "));
 
             String json = run("pageio:explain --analyze --buffers --io --format json --set effective_io_concurrency=8 index " + t
                     + " val 1000 9000", false);

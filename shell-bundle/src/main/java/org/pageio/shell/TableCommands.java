@@ -89,16 +89,19 @@ public final class TableCommands {
         return r + " (" + how.label() + " sink)";
     }
 
-    @Descriptor("builds the ordered index on an integer column (replacing an existing one)")
-    public String index(@Descriptor("table") String table, @Descriptor("integer column") String column) throws IOException {
+    @Descriptor("builds the ordered index on an integer column, or on two (COL1,COL2: keys compared in that order),"
+            + " replacing an existing one on the same columns")
+    public String index(@Descriptor("table") String table, @Descriptor("integer column, or two: cat,val") String column)
+            throws IOException {
         long t0 = System.nanoTime();
         IndexInfo i = tables.createIndex(table, column);
-        return String.format(Locale.ROOT, "created index %s on %s (%s): %,d entries, %,d blocks, height %d, in %.2f s", i.name(),
-                table, column, i.entries(), i.blocks(), i.height(), (System.nanoTime() - t0) / 1e9);
+        return String.format(Locale.ROOT, "created index %s on %s %s: %,d entries, %,d blocks, height %d, in %.2f s", i.name(),
+                table, i.columnList(), i.entries(), i.blocks(), i.height(), (System.nanoTime() - t0) / 1e9);
     }
 
     @Descriptor("runs a scan and prints its answer: count T | filter T COLUMN '%PAT%' (quoted) | bitmap T COL LO HI | index T COL LO HI"
-            + " | limit T COL LO N | checksums T")
+            + " | limit T COL LO N | ios T COL LO HI | ios T 'COL1 = X' COL2 LO HI (index-only scan; the second form over"
+            + " an index on (COL1, COL2), e.g. ios p 'cat = 50' val 100 5000) | checksums T")
     public String scan(
             @Descriptor("settings for this scan, like SET: effective_io_concurrency=N,io_combine_limit=N,"
                     + "read_stream_lookahead=pg18|pg19,track_io_timing=on")
@@ -162,7 +165,7 @@ public final class TableCommands {
             org.pageio.table.TupleStats st = tables.tupleStats(i.name());
             t.row(i.name(), i.shape().ddl(i.name()), i.relNumber(), i.rows(), st.nLiveTup(), st.nDeadTup(), i.blocks(),
                     vm.allVisible(), vm.allFrozen(),
-                    String.join(", ", i.indexes().stream().map(x -> x.name() + " (" + x.relNumber() + ")").toList()));
+                    String.join(", ", i.indexes().stream().map(x -> x.name() + " " + x.columnList() + " " + x.relNumber()).toList()));
         }
         return switch (format) {
             case "text" -> t.toString().stripTrailing();

@@ -33,7 +33,7 @@ public record PlanNode(String nodeType, String on, long startupNanos, long total
         b.append('\n');
         for (String[] p : properties) {
             if (analyze || !p[0].startsWith("Rows Removed") && !p[0].startsWith("Heap Blocks") && !p[0].startsWith("Bad")
-                    && !p[0].startsWith("Blocks Checked")) {
+                    && !p[0].startsWith("Blocks Checked") && !p[0].startsWith("Heap Fetches")) {
                 b.append(detail).append(p[0]).append(": ").append(p[1]).append('\n');
             }
         }

@@ -12,6 +12,11 @@ public enum ScanKind {
     INDEX("index"),
     /** {@code SELECT * WHERE col >= lo ORDER BY col LIMIT n}: an index scan whose stream ends early. */
     LIMIT("limit"),
+    /**
+     * {@code count(*) WHERE [c1 = x AND] col BETWEEN lo AND hi} by index-only scan: the index's
+     * entries, the heap read only for blocks the visibility map does not mark all-visible.
+     */
+    IOS("ios"),
     /** Every page's checksum and header ({@code pg_checksums --check}): MAINTENANCE|SEQUENTIAL|USE_BATCHING. */
     CHECKSUMS("checksums");
 
@@ -31,6 +36,6 @@ public enum ScanKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown scan \"" + w + "\": use count, filter, bitmap, index, limit or checksums");
+        throw new IllegalArgumentException("unknown scan \"" + w + "\": use count, filter, bitmap, index, limit, ios or checksums");
     }
 }

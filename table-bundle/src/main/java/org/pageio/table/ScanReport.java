@@ -32,6 +32,22 @@ public record ScanReport(ScanRequest request, long rows, long count, long sumLen
         return plan.sharedRead();
     }
 
+    /**
+     * The index-only scan's heap fetches ({@code Heap Fetches}: entries whose heap block the
+     * visibility map did not mark all-visible); 0 for other scans and for a plan that did not run.
+     * @since 1.6.0
+     */
+    public long heapFetches() {
+        for (PlanNode n = plan; n != null; n = n.children().isEmpty() ? null : n.children().get(0)) {
+            for (String[] p : n.properties()) {
+                if (p[0].equals("Heap Fetches")) {
+                    return Long.parseLong(p[1]);
+                }
+            }
+        }
+        return 0;
+    }
+
     /** The read-stream figures of the scan node (the first node that has them). */
     public StreamFigures stream() {
         PlanNode n = plan;
@@ -76,6 +92,7 @@ public record ScanReport(ScanRequest request, long rows, long count, long sumLen
             case CHECKSUMS -> String.format(Locale.ROOT, "%,d blocks checked, %d bad", count, badBlocks.size());
             case INDEX -> String.format(Locale.ROOT, "count=%d sum(length)=%d", count, sumLength);
             case LIMIT -> String.format(Locale.ROOT, "%d rows", rows);
+            case IOS -> String.format(Locale.ROOT, "count=%d heap_fetches=%d", count, heapFetches());
             default -> String.format(Locale.ROOT, "count=%d", count);
         };
         return String.format(Locale.ROOT, "%s %s: %s in %.3f ms (shared hit=%d read=%d)", request.kind().word(), request.table(),

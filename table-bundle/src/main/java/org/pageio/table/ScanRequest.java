@@ -1,6 +1,8 @@
 package org.pageio.table;
 
 import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -8,20 +10,43 @@ import java.util.stream.Collectors;
  *
  * @param kind     which scan
  * @param table    the table's name
- * @param column   indexed column (BITMAP, INDEX, LIMIT) or text column (FILTER); null otherwise
+ * @param column   indexed column (BITMAP, INDEX, LIMIT, IOS) or text column (FILTER); null otherwise
  * @param lo       lower bound (inclusive) of the index condition
  * @param hi       upper bound (inclusive); Long.MAX_VALUE for LIMIT's {@code col >= lo}
  * @param pattern  the substring of FILTER ({@code LIKE '%pattern%'})
  * @param limit    LIMIT's n; 0 otherwise
  * @param settings per-scan settings
+ * @param eqColumn the first key column of an index-only scan on two columns ({@code eqColumn = eqValue}),
+ *                 {@code column} then being the second; null otherwise (since 1.6.0)
+ * @param eqValue  the value {@code eqColumn} equals; 0 without {@code eqColumn}
  */
 public record ScanRequest(ScanKind kind, String table, String column, long lo, long hi, String pattern, long limit,
-        ScanSettings settings) {
+        ScanSettings settings, String eqColumn, long eqValue) {
+
+    private static final Pattern EQUALITY = Pattern.compile("\\s*([a-z_][a-z0-9_]*)\\s*=\\s*(-?[0-9]+)\\s*");
 
     public ScanRequest {
         if (settings == null) {
             settings = ScanSettings.INHERIT;
         }
+    }
+
+    public ScanRequest(ScanKind kind, String table, String column, long lo, long hi, String pattern, long limit,
+            ScanSettings settings) {
+        this(kind, table, column, lo, hi, pattern, limit, settings, null, 0);
+    }
+
+    /** {@code count(*) WHERE column BETWEEN lo AND hi} by index-only scan over the index on {@code column}. */
+    public static ScanRequest indexOnly(String table, String column, long lo, long hi) {
+        return new ScanRequest(ScanKind.IOS, table, column, lo, hi, null, 0, null, null, 0);
+    }
+
+    /**
+     * {@code count(*) WHERE eqColumn = eqValue AND column BETWEEN lo AND hi} by index-only scan over
+     * the index on {@code (eqColumn, column)}.
+     */
+    public static ScanRequest indexOnly(String table, String eqColumn, long eqValue, String column, long lo, long hi) {
+        return new ScanRequest(ScanKind.IOS, table, column, lo, hi, null, 0, null, eqColumn, eqValue);
     }
 
     public static ScanRequest count(String table) {
@@ -54,13 +79,13 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
     }
 
     public ScanRequest with(ScanSettings s) {
-        return new ScanRequest(kind, table, column, lo, hi, pattern, limit, s);
+        return new ScanRequest(kind, table, column, lo, hi, pattern, limit, s, eqColumn, eqValue);
     }
 
     /**
      * Parses the command form: {@code count T}, {@code filter T COLUMN PATTERN},
      * {@code bitmap T COLUMN LO HI}, {@code index T COLUMN LO HI}, {@code limit T COLUMN LO N},
-     * {@code checksums T}.
+     * {@code ios T COLUMN LO HI}, {@code ios T 'COL1 = X' COL2 LO HI}, {@code checksums T}.
      */
     public static ScanRequest parse(String... args) {
         if (args == null || args.length < 2) {
@@ -69,6 +94,9 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
         }
         ScanKind k = ScanKind.byWord(args[0]);
         String t = args[1];
+        if (k == ScanKind.IOS) {
+            return parseIndexOnly(args);
+        }
         int need = usage(k).split(" ").length; // the scan's word and its arguments
         if (args.length != need) {
             throw new IllegalArgumentException("scan " + k.word() + " takes " + (need - 1) + " argument(s) after its name, got "
@@ -81,7 +109,26 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
             case BITMAP -> bitmap(t, args[2], num(k, "LO", args[3]), num(k, "HI", args[4]));
             case INDEX -> index(t, args[2], num(k, "LO", args[3]), num(k, "HI", args[4]));
             case LIMIT -> limit(t, args[2], num(k, "LO", args[3]), num(k, "N", args[4]));
+            case IOS -> parseIndexOnly(args);
         };
+    }
+
+    /** {@code ios T COL LO HI} or {@code ios T 'COL1 = X' COL2 LO HI}. */
+    private static ScanRequest parseIndexOnly(String... args) {
+        ScanKind k = ScanKind.IOS;
+        if (args.length == 5) {
+            return indexOnly(args[1], args[2], num(k, "LO", args[3]), num(k, "HI", args[4]));
+        }
+        if (args.length != 6) {
+            throw new IllegalArgumentException("scan ios takes 3 arguments after its name (T COL LO HI), or 4 with an"
+                    + " equality on the first of two columns (T 'COL1 = X' COL2 LO HI), got " + (args.length - 1));
+        }
+        Matcher m = EQUALITY.matcher(args[2]);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("scan ios: the first column's condition takes the form 'COL1 = X' (quoted),"
+                    + " X a whole number (got \"" + args[2] + "\"); usage: " + usage(k));
+        }
+        return indexOnly(args[1], m.group(1), num(k, "X", m.group(2)), args[3], num(k, "LO", args[4]), num(k, "HI", args[5]));
     }
 
     /** {@code s} as the whole number {@code name} of scan {@code k}, or a refusal naming it and the usage. */
@@ -101,6 +148,7 @@ public record ScanRequest(ScanKind kind, String table, String column, long lo, l
             case FILTER -> " T COLUMN PATTERN";
             case BITMAP, INDEX -> " T COLUMN LO HI";
             case LIMIT -> " T COLUMN LO N";
+            case IOS -> " T ['COL1 = X'] COLUMN LO HI";
         };
     }
 }

@@ -20,10 +20,15 @@ public record TableInfo(String name, long relNumber, TableShape shape, long rows
         indexes = List.copyOf(indexes);
     }
 
-    /** The index on {@code column}, or null. */
+    /** The one-column index on {@code column}, or null (an index on two columns is not one on its first). */
     public IndexInfo index(String column) {
+        return index(List.of(column));
+    }
+
+    /** The index whose key columns are exactly {@code columns}, in that order, or null. */
+    public IndexInfo index(List<String> columns) {
         for (IndexInfo i : indexes) {
-            if (i.column().equals(column)) {
+            if (i.columns().equals(columns)) {
                 return i;
             }
         }

@@ -39,7 +39,11 @@ public interface TableService {
     LoadResult load(String name, TableShape shape, long rows, long seed, LoadSink sink, LoadProgress progress)
             throws IOException;
 
-    /** Builds the ordered index on integer column {@code column} (replacing an existing one). */
+    /**
+     * Builds the ordered index on integer column {@code column}, or on two integer columns named
+     * {@code "cat,val"} (keys compared lexicographically), replacing an existing index on the same
+     * columns.
+     */
     IndexInfo createIndex(String table, String column) throws IOException;
 
     /** Runs a scan. A checksum scan reports bad blocks in the report; other scans fail on the first. */

@@ -6,9 +6,14 @@
  *
  * <p>1.5.0: {@link org.pageio.table.TableService#visibilityMapSummary} and
  * {@link org.pageio.table.VisibilityMapSummary} ({@code pg_visibility_map_summary}).
- * 1.6.0: {@link org.pageio.table.TableService#delete}, {@link org.pageio.table.TableService#update},
- * {@link org.pageio.table.TableService#tupleStats}, {@link org.pageio.table.RowFilter},
- * {@link org.pageio.table.SetClause} and {@link org.pageio.table.TupleStats}.
+ *
+ * <p>1.6.0: indexes on two integer columns ({@link org.pageio.table.IndexInfo#columns},
+ * {@link org.pageio.table.TableInfo#index(java.util.List)}) and the index-only scan
+ * ({@link org.pageio.table.ScanKind#IOS}, {@link org.pageio.table.ScanRequest#indexOnly},
+ * {@link org.pageio.table.ScanReport#heapFetches}), the commands that change rows
+ * ({@link org.pageio.table.TableService#delete}, {@link org.pageio.table.TableService#update},
+ * {@link org.pageio.table.RowFilter}, {@link org.pageio.table.SetClause}) and their row counts
+ * ({@link org.pageio.table.TableService#tupleStats}, {@link org.pageio.table.TupleStats}).
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.6.0")

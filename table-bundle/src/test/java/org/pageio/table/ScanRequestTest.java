@@ -21,7 +21,7 @@ class ScanRequestTest {
     @Test
     void tooFewWordsGetEveryFormAndABadLimitItsOwn() {
         assertEquals("usage: count T | filter T COLUMN PATTERN | bitmap T COLUMN LO HI | index T COLUMN LO HI"
-                + " | limit T COLUMN LO N | checksums T",
+                + " | limit T COLUMN LO N | ios T ['COL1 = X'] COLUMN LO HI | checksums T",
                 assertThrows(IllegalArgumentException.class, () -> ScanRequest.parse("count")).getMessage());
         assertEquals("scan limit: N takes a whole number of rows, 1 or more (got 0); usage: limit T COLUMN LO N",
                 assertThrows(IllegalArgumentException.class,
@@ -58,5 +58,31 @@ class ScanRequestTest {
         assertEquals("scan limit: N takes a whole number (got \"ten\"); usage: limit T COLUMN LO N",
                 assertThrows(IllegalArgumentException.class,
                         () -> ScanRequest.parse("limit", "t", "val", "1", "ten")).getMessage());
+    }
+
+    @Test
+    void indexOnlyScansTakeARangeOrAnEqualityOnTheFirstOfTwoColumns() {
+        ScanRequest one = ScanRequest.parse("ios", "p", "val", "100", "5000");
+        assertEquals(ScanKind.IOS, one.kind());
+        assertEquals("val", one.column());
+        assertEquals(null, one.eqColumn());
+        ScanRequest two = ScanRequest.parse("ios", "p", "cat = 50", "val", "100", "5000");
+        assertEquals("cat", two.eqColumn());
+        assertEquals(50, two.eqValue());
+        assertEquals("val", two.column());
+        assertEquals(100, two.lo());
+        assertEquals(5000, two.hi());
+        assertEquals(two, ScanRequest.parse("ios", "p", "cat=50", "val", "100", "5000"));
+        assertEquals(two.eqColumn(), two.with(ScanSettings.INHERIT).eqColumn());
+        IllegalArgumentException form = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ScanRequest.parse("ios", "p", "cat < 50", "val", "100", "5000"));
+        assertEquals("scan ios: the first column's condition takes the form 'COL1 = X' (quoted), X a whole number (got \"cat < 50\");"
+                + " usage: ios T ['COL1 = X'] COLUMN LO HI", form.getMessage());
+        IllegalArgumentException count = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ScanRequest.parse("ios", "p", "val", "100"));
+        org.junit.jupiter.api.Assertions.assertTrue(count.getMessage().startsWith("scan ios takes 3 arguments"), count.getMessage());
+        IllegalArgumentException lo = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ScanRequest.parse("ios", "p", "cat = 50", "val", "x", "5000"));
+        org.junit.jupiter.api.Assertions.assertTrue(lo.getMessage().startsWith("scan ios: LO takes a whole number"), lo.getMessage());
     }
 }

@@ -27,6 +27,7 @@ import org.pageio.table.TupleStats;
  * next_relnumber=16386
  * table.t.relnumber=16384     table.t.shape=t   table.t.rows=…   table.t.seed=…   table.t.blocks=…
  * index.t.id.relnumber=16385  index.t.id.entries=…  index.t.id.blocks=…  index.t.id.height=…
+ * index.p.cat,val.relnumber=…                      (an index on two columns: its columns, comma-separated)
  * table.t.n_live_tup=…  table.t.n_dead_tup=…    (after the first row change; before it: rows and 0)
  * </pre>
  * Every change rewrites the whole file to {@code catalog.properties.tmp}, fsyncs it and renames
@@ -99,10 +100,11 @@ public final class Catalog {
         String ip = "index." + name + ".";
         for (String k : props.keySet()) {
             if (k.startsWith(ip) && k.endsWith(".relnumber")) {
-                String col = k.substring(ip.length(), k.length() - 10);
-                String q = ip + col + ".";
-                idx.add(new IndexInfo(name + "_" + col + "_idx", col, num(q + "relnumber"), num(q + "entries"), num(q + "blocks"),
-                        (int) num(q + "height")));
+                String cols = k.substring(ip.length(), k.length() - 10);
+                String q = ip + cols + ".";
+                List<String> columns = List.of(cols.split(","));
+                idx.add(new IndexInfo(indexName(name, columns), columns.get(0), num(q + "relnumber"), num(q + "entries"),
+                        num(q + "blocks"), (int) num(q + "height"), columns));
             }
         }
         return new TableInfo(name, num(p + "relnumber"), shape, num(p + "rows"), num(p + "seed"), num(p + "blocks"), idx);
@@ -144,8 +146,16 @@ public final class Catalog {
         save();
     }
 
+    /** PostgreSQL's default index name: {@code <table>_<column>[_<column>]_idx}. */
+    public static String indexName(String table, List<String> columns) {
+        return table + "_" + String.join("_", columns) + "_idx";
+    }
+
     public synchronized void putIndex(String table, IndexInfo i) throws IOException {
-        String p = "index." + checkName("table", table) + "." + checkName("column", i.column()) + ".";
+        for (String c : i.columns()) {
+            checkName("column", c);
+        }
+        String p = "index." + checkName("table", table) + "." + String.join(",", i.columns()) + ".";
         props.put(p + "relnumber", Long.toString(i.relNumber()));
         props.put(p + "entries", Long.toString(i.entries()));
         props.put(p + "blocks", Long.toString(i.blocks()));

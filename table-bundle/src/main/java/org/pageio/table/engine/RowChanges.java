@@ -130,10 +130,12 @@ final class RowChanges {
     /** The columns of a SET, checked against the table and its indexes; refused before a transaction id is used. */
     static Column[] setColumns(TableInfo t, SetClause set) throws TableException {
         Column target = column(t, RowFilter.range(set.column(), 0, 0));
-        if (t.index(target.name()) != null) {
-            throw new TableException("UPDATE of " + t.name() + "." + target.name() + ": the column has index "
-                    + t.index(target.name()).name() + ", and changing an indexed column needs a new index entry, which"
-                    + " is not supported yet (only heap-only updates of columns without an index)");
+        for (org.pageio.table.IndexInfo i : t.indexes()) {
+            if (i.columns().contains(target.name())) {
+                throw new TableException("UPDATE of " + t.name() + "." + target.name() + ": the column has index "
+                        + i.name() + ", and changing an indexed column needs a new index entry, which"
+                        + " is not supported yet (only heap-only updates of columns without an index)");
+            }
         }
         Column source = set.source() == null ? null : column(t, RowFilter.range(set.source(), 0, 0));
         return new Column[] {target, source};

@@ -31,6 +31,7 @@ import org.pageio.table.TableShape;
 import org.pageio.table.VisibilityMapSummary;
 import org.pageio.table.catalog.Catalog;
 import org.pageio.table.index.IndexBuilder;
+import org.pageio.table.index.IndexPage;
 import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
@@ -175,16 +176,26 @@ public final class TableEngine implements TableService {
     @Override
     public synchronized IndexInfo createIndex(String table, String column) throws IOException {
         TableInfo t = table(table);
-        Column col = t.shape().column(column);
-        if (!col.type().isInteger()) {
-            throw new IllegalArgumentException("column " + column + " of " + table + " is " + col.type().sqlName()
-                    + ": only integer columns can be indexed");
+        List<String> names = List.of(column.split(",", -1)).stream().map(String::trim).toList();
+        if (names.size() > 2 || names.contains("") || names.size() == 2 && names.get(0).equals(names.get(1))) {
+            throw new IllegalArgumentException("index on " + table + " (" + column + "): name one integer column or two"
+                    + " different ones separated by a comma (pageio:index " + table + " cat,val)");
         }
+        Column[] cols = new Column[names.size()];
+        for (int c = 0; c < cols.length; c++) {
+            cols[c] = t.shape().column(names.get(c));
+            if (!cols[c].type().isInteger()) {
+                throw new IllegalArgumentException("column " + names.get(c) + " of " + table + " is " + cols[c].type().sqlName()
+                        + ": only integer columns can be indexed");
+            }
+        }
+        boolean composite = cols.length == 2;
+        String label = table + "(" + String.join(", ", names) + ")";
         SmgrRelation heap = heap(t);
-        long[] entries = new long[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, t.rows()))];
+        int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, t.rows()));
+        long[] entries = new long[cap];
+        long[] tids = composite ? new long[cap] : null;
         int n = 0;
-        int at = col.offset();
-        boolean wide = col.type() == ColumnType.INT8;
         org.pageio.table.xact.Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
         try (BufferSession s = pool.openSession(SESSION_KIND);
                 ReadStream stream = new ReadStream(s, heap, ReadStream.blockRange(0, t.blocks()),
@@ -203,16 +214,29 @@ public final class TableEngine implements TableService {
                     if (off < 0) {
                         continue;
                     }
-                    long key = wide ? HeapPage.getLong(page, off + at) : HeapPage.getInt(page, off + at);
-                    if (!IndexBuilder.keyFits(key)) {
-                        s.releaseBuffer(buf);
-                        throw new TableException("index on " + table + "(" + column + "): key " + key + " in block " + block
-                                + " of relation " + heap + " does not fit in 32 bits");
+                    long key = 0;
+                    for (int c = 0; c < cols.length; c++) {
+                        Column col = cols[c];
+                        long v = col.type() == ColumnType.INT8 ? HeapPage.getLong(page, off + col.offset())
+                                : HeapPage.getInt(page, off + col.offset());
+                        if (!IndexBuilder.keyFits(v)) {
+                            s.releaseBuffer(buf);
+                            throw new TableException("index on " + label + ": key " + v + " of " + col.name() + " in block "
+                                    + block + " of relation " + heap + " does not fit in 32 bits");
+                        }
+                        key = c == 0 ? v : IndexPage.compositeKey(key, v);
                     }
                     if (n == entries.length) {
-                        entries = Arrays.copyOf(entries, (int) Math.min(Integer.MAX_VALUE - 8, (long) n * 2));
+                        int grown = (int) Math.min(Integer.MAX_VALUE - 8, (long) n * 2);
+                        entries = Arrays.copyOf(entries, grown);
+                        tids = composite ? Arrays.copyOf(tids, grown) : null;
                     }
-                    entries[n++] = IndexBuilder.pack(key, block, line);
+                    if (composite) {
+                        entries[n] = key;
+                        tids[n++] = IndexBuilder.tid(block, line);
+                    } else {
+                        entries[n++] = IndexBuilder.pack(key, block, line);
+                    }
                 }
                 s.releaseBuffer(buf);
                 block++;
@@ -220,21 +244,23 @@ public final class TableEngine implements TableService {
         } catch (TableException e) {
             throw e;
         } catch (IOException e) {
-            throw new TableException("building the index on " + table + "(" + column + ") failed reading relation " + heap
+            throw new TableException("building the index on " + label + " failed reading relation " + heap
                     + ": " + e.getMessage(), e);
         }
-        IndexInfo old = t.index(column);
+        IndexInfo old = t.index(names);
         long relNumber = catalog.allocateRelNumber();
         SmgrRelation rel = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, relNumber));
         IndexBuilder.Built built;
         try {
-            built = IndexBuilder.build(rel, entries, n, pool.settings().dataChecksums());
+            built = composite ? IndexBuilder.buildComposite(rel, entries, tids, n, pool.settings().dataChecksums())
+                    : IndexBuilder.build(rel, entries, n, pool.settings().dataChecksums());
         } catch (IOException e) {
             unlinkQuietly(rel);
-            throw new TableException("writing the index on " + table + "(" + column + ") (relation " + rel + ") failed: "
+            throw new TableException("writing the index on " + label + " (relation " + rel + ") failed: "
                     + e.getMessage(), e);
         }
-        IndexInfo info = new IndexInfo(table + "_" + column + "_idx", column, relNumber, n, built.blocks(), built.height());
+        IndexInfo info = new IndexInfo(Catalog.indexName(table, names), names.get(0), relNumber, n, built.blocks(),
+                built.height(), names);
         catalog.putIndex(table, info);
         if (old != null) {
             unlinkQuietly(indexRelation(old));
@@ -257,6 +283,10 @@ public final class TableEngine implements TableService {
                 case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);
                 case INDEX, LIMIT -> scans.indexScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())),
                         timing);
+                case IOS -> {
+                    IndexInfo idx = Scans.indexOnlyIndex(t, req);
+                    yield scans.indexOnlyScan(req, t, heap, idx, indexRelation(idx), timing);
+                }
                 case CHECKSUMS -> {
                     List<Scans.Target> targets = new ArrayList<>();
                     targets.add(new Scans.Target("table " + t.name(), heap));

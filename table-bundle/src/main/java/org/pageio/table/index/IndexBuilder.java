@@ -48,9 +48,98 @@ public final class IndexBuilder {
     public record Built(long blocks, int height) {
     }
 
-    /** Sorts {@code entries[0..n)} in place and writes the index to {@code rel} (created here). */
+    /** Entry {@code i} of the sorted entries: key, heap block, heap line. */
+    private interface Entries {
+        long key(int i);
+
+        long block(int i);
+
+        int line(int i);
+    }
+
+    /** Sorts {@code entries[0..n)} in place and writes the one-column index to {@code rel} (created here). */
     public static Built build(SmgrRelation rel, long[] entries, int n, boolean checksums) throws IOException {
         Arrays.sort(entries, 0, n);
+        return write(rel, new Entries() {
+            public long key(int i) {
+                return IndexBuilder.key(entries[i]);
+            }
+
+            public long block(int i) {
+                return IndexBuilder.block(entries[i]);
+            }
+
+            public int line(int i) {
+                return IndexBuilder.line(entries[i]);
+            }
+        }, n, 1, checksums);
+    }
+
+    /** A heap TID as one long: {@code block << 9 | line}, ordered as (block, line). */
+    public static long tid(long block, int line) {
+        return (block << 9) | line;
+    }
+
+    /**
+     * Sorts the pairs {@code (keys[i], tids[i])}, {@code i < n}, by key then TID (both arrays in
+     * place) and writes the index on two columns to {@code rel} (created here). Keys are
+     * {@link IndexPage#compositeKey}s, TIDs {@link #tid}s.
+     */
+    public static Built buildComposite(SmgrRelation rel, long[] keys, long[] tids, int n, boolean checksums) throws IOException {
+        sortPairs(keys, tids, n);
+        return write(rel, new Entries() {
+            public long key(int i) {
+                return keys[i];
+            }
+
+            public long block(int i) {
+                return tids[i] >>> 9;
+            }
+
+            public int line(int i) {
+                return (int) (tids[i] & 0x1FF);
+            }
+        }, n, 2, checksums);
+    }
+
+    /** Bottom-up merge sort of {@code (keys, tids)} pairs by key, then TID. */
+    static void sortPairs(long[] keys, long[] tids, int n) {
+        long[] k2 = new long[n];
+        long[] t2 = new long[n];
+        long[] ka = keys;
+        long[] ta = tids;
+        long[] kb = k2;
+        long[] tb = t2;
+        for (int width = 1; width < n; width *= 2) {
+            for (int lo = 0; lo < n; lo += 2 * width) {
+                int mid = Math.min(lo + width, n);
+                int hi = Math.min(lo + 2 * width, n);
+                int i = lo;
+                int j = mid;
+                for (int o = lo; o < hi; o++) {
+                    if (i < mid && (j >= hi || ka[i] < ka[j] || ka[i] == ka[j] && ta[i] <= ta[j])) {
+                        kb[o] = ka[i];
+                        tb[o] = ta[i++];
+                    } else {
+                        kb[o] = ka[j];
+                        tb[o] = ta[j++];
+                    }
+                }
+            }
+            long[] k = ka;
+            ka = kb;
+            kb = k;
+            long[] t = ta;
+            ta = tb;
+            tb = t;
+        }
+        if (ka != keys) {
+            System.arraycopy(ka, 0, keys, 0, n);
+            System.arraycopy(ta, 0, tids, 0, n);
+        }
+    }
+
+    private static Built write(SmgrRelation rel, Entries entries, int n, int keyColumns, boolean checksums) throws IOException {
         rel.create();
         try (Arena arena = Arena.ofConfined()) {
             Writer w = new Writer(rel, arena.allocate((long) CHUNK * Page.SIZE, 4096), checksums);
@@ -64,14 +153,13 @@ public final class IndexBuilder {
                 int from = l * IndexPage.CAPACITY;
                 int to = Math.min(n, from + IndexPage.CAPACITY);
                 for (int i = from; i < to; i++) {
-                    long p = entries[i];
-                    IndexPage.setEntry(page, i - from, key(p), block(p), line(p));
+                    IndexPage.setEntry(page, i - from, entries.key(i), entries.block(i), entries.line(i));
                 }
                 IndexPage.setCount(page, to - from);
                 if (l + 1 < leaves) {
                     IndexPage.setSibling(page, block + 1);
                 }
-                childKeys[l] = to > from ? key(entries[from]) : Long.MIN_VALUE;
+                childKeys[l] = to > from ? entries.key(from) : Long.MIN_VALUE;
                 childBlocks[l] = block;
                 w.done(page, block);
             }
@@ -106,7 +194,7 @@ public final class IndexBuilder {
             long total = w.next;
             w.flush();
             MemorySegment meta = arena.allocate(Page.SIZE, 4096);
-            IndexPage.initMeta(meta, childBlocks[0], height, n);
+            IndexPage.initMeta(meta, childBlocks[0], height, n, keyColumns);
             if (checksums) {
                 Page.setChecksum(meta, 0);
             }

@@ -7,7 +7,9 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.table.TableException;
 
 /**
- * Walks the entries with {@code lo <= key <= hi} in order: one descent from the root (an "index
+ * Walks the entries with {@code lo <= key <= hi} in order (for an index on two columns, keys and
+ * bounds are {@link IndexPage#compositeKey}s, so {@code c1 = x AND c2 BETWEEN a AND b} is the one
+ * range {@code [compositeKey(x, a), compositeKey(x, b)]}): one descent from the root (an "index
  * search"), then right along the leaves. Holds a pin on the current leaf only; every page is read
  * through the buffer manager ({@link PageReads}). The session's thread; no allocation per entry.
  */
@@ -27,6 +29,8 @@ public final class IndexCursor implements AutoCloseable {
     public long key;
     public long block;
     public int line;
+    /** Key columns of the index, from its metapage: 1, or 2 ({@link IndexPage#compositeKey}s). */
+    public final int keyColumns;
 
     public IndexCursor(BufferSession session, PageReads reads, SmgrRelation rel, String name, long lo, long hi) throws IOException {
         this.session = session;
@@ -42,6 +46,7 @@ public final class IndexCursor implements AutoCloseable {
         }
         long node = IndexPage.metaRoot(meta);
         int height = IndexPage.metaHeight(meta);
+        keyColumns = IndexPage.metaKeyColumns(meta);
         session.releaseBuffer(buf);
         for (int level = height; level > 0; level--) {
             buf = reads.read(rel, node, null);

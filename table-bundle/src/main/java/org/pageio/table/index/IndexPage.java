@@ -18,7 +18,10 @@ import org.pageio.bufmgr.page.Page;
  *  special:        magic u32 "PIDX" | flags u16 (1 meta, 2 leaf, 4 internal) | level u16
  *                  | right sibling u32 (0xFFFFFFFF = none) | reserved u32
  *  metapage (block 0), body at 24: magic u32 | version u32 | root u32 | height u32 | entries u64
+ *                  | key columns u32 (version 2; a version 1 metapage is a one-column index)
  * </pre>
+ * A key is one i64: the column's value, or for an index on two integer columns
+ * {@link #compositeKey}{@code (c1, c2)}, which orders as the pair does, lexicographically.
  * {@code pd_upper = pd_special = 8176}: the free space is between the entries and the special
  * space, so {@link org.pageio.bufmgr.page.PageVerifier}'s header rules hold.
  */
@@ -94,14 +97,42 @@ public final class IndexPage {
         return s == NO_SIBLING ? -1 : Integer.toUnsignedLong(s);
     }
 
-    static void initMeta(MemorySegment page, long root, int height, long entries) {
+    /** The metapage's version: 2 records the key columns. */
+    public static final int META_VERSION = 2;
+
+    static void initMeta(MemorySegment page, long root, int height, long entries, int keyColumns) {
         init(page, META, 0);
         page.set(U32, Page.HEADER_SIZE, MAGIC);
-        page.set(U32, Page.HEADER_SIZE + 4, 1);
+        page.set(U32, Page.HEADER_SIZE + 4, META_VERSION);
         page.set(U32, Page.HEADER_SIZE + 8, (int) root);
         page.set(U32, Page.HEADER_SIZE + 12, height);
         page.set(U64, Page.HEADER_SIZE + 16, entries);
-        Page.setLower(page, Page.HEADER_SIZE + 24);
+        page.set(U32, Page.HEADER_SIZE + 24, keyColumns);
+        Page.setLower(page, Page.HEADER_SIZE + 28);
+    }
+
+    /** Key columns of the index whose metapage this is: 1 for a version 1 metapage. */
+    public static int metaKeyColumns(MemorySegment page) {
+        return page.get(U32, Page.HEADER_SIZE + 4) >= 2 ? page.get(U32, Page.HEADER_SIZE + 24) : 1;
+    }
+
+    /**
+     * The key of the pair {@code (c1, c2)} of 32-bit integers: {@code c1} in the high 32 bits,
+     * {@code c2 - Integer.MIN_VALUE} in the low ones, so that signed i64 order is the pair's
+     * lexicographic order: {@code (c1, c2) < (d1, d2)} iff {@code c1 < d1}, or {@code c1 = d1} and {@code c2 < d2}.
+     */
+    public static long compositeKey(long c1, long c2) {
+        return (c1 << 32) + (c2 - Integer.MIN_VALUE);
+    }
+
+    /** The first column of a {@link #compositeKey}. */
+    public static long compositeFirst(long key) {
+        return key >> 32;
+    }
+
+    /** The second column of a {@link #compositeKey}. */
+    public static long compositeSecond(long key) {
+        return (key & 0xFFFF_FFFFL) + Integer.MIN_VALUE;
     }
 
     public static long metaRoot(MemorySegment page) {

@@ -24,8 +24,11 @@ import org.pageio.table.ScanRequest;
 import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableShape;
+import org.pageio.table.index.IndexBuilder;
 import org.pageio.table.index.IndexCursor;
+import org.pageio.table.index.IndexPage;
 import org.pageio.table.index.PageReads;
+import org.pageio.table.vm.VisibilityMap;
 import org.pageio.table.xact.Snapshot;
 
 /**
@@ -43,6 +46,8 @@ import org.pageio.table.xact.Snapshot;
  *       lock, so nothing it waits for can depend on a read still staged.</li>
  *   <li>LIMIT n: the index scan with a tuple bound (the callback hands out at most 2n TIDs), whose
  *       stream is closed as soon as n rows came back; reads still in flight finish in the background.</li>
+ *   <li>Index-only scan: the index's entries in range, the heap page read only for entries whose
+ *       block is not all-visible in the visibility map (map page kept pinned across entries).</li>
  *   <li>Checksum scan: {@code MAINTENANCE | SEQUENTIAL | USE_BATCHING} ({@code maintenance_io_concurrency}),
  *       vacuum ring; every page also goes through {@link PageVerifier}; a read that fails is
  *       localised (single-block read), recorded, and the scan goes on with a fresh stream.</li>
@@ -313,6 +318,128 @@ public final class Scans {
         return new ScanReport(req, limit ? count : 1, count, sumLength, total, timing, top, List.of());
     }
 
+    // ------------------------------------------------------------------ index-only scan
+
+    /**
+     * {@code count(*) WHERE [c1 = x AND] col BETWEEN lo AND hi} answered from the index
+     * (nodeIndexonlyscan.c's {@code IndexOnlyNext}): for each entry in range, the visibility map's
+     * all-visible bit of its heap block, read with the map page kept pinned across entries
+     * ({@code ioss_VMBuffer}); only when the bit is clear is the heap page read (a heap fetch,
+     * {@code ioss_HeapFetches}) and the tuple checked as the index scan checks it (the snapshot's
+     * visibility, following a HOT chain from the entry's line). The heap page of
+     * the last fetch stays pinned while the entries point into it, as {@code index_fetch_heap} keeps
+     * its buffer. No read stream: PostgreSQL's index-only scan fetches one heap page at a time too.
+     */
+    public ScanReport indexOnlyScan(ScanRequest req, TableInfo t, SmgrRelation heap, IndexInfo idx, SmgrRelation idxRel,
+            boolean timing) throws IOException {
+        long[] range = indexOnlyRange(req, t);
+        long t0 = System.nanoTime();
+        PageReads reads = new PageReads(session);
+        PageReads vmReads = new PageReads(session);
+        PageReads heapReads = new PageReads(session);
+        VisibilityMap vm = new VisibilityMap(session, heap, null);
+        long count = 0;
+        long fetches = 0;
+        long first = 0;
+        int heapBuf = -1;
+        long heapBlock = -1;
+        try (IndexCursor c = new IndexCursor(session, reads, idxRel, idx.name(), range[0], range[1]);
+                VisibilityMap.VmBuffer vmbuf = vm.buffer(vmReads)) {
+            if (c.keyColumns != idx.columns().size()) {
+                throw new TableException("index " + idx.name() + " (relation " + idxRel + "): its metapage has "
+                        + c.keyColumns + " key column(s), the catalog " + idx.columns().size() + "; rebuild it (pageio:index "
+                        + t.name() + " " + String.join(",", idx.columns()) + ")");
+            }
+            while (c.next()) {
+                if ((vm.getStatus(c.block, vmbuf) & VisibilityMap.VISIBILITYMAP_ALL_VISIBLE) == 0) {
+                    fetches++;
+                    if (heapBlock != c.block) {
+                        if (heapBuf >= 0) {
+                            session.releaseBuffer(heapBuf);
+                            heapBuf = -1;
+                        }
+                        try {
+                            heapBuf = heapReads.read(heap, c.block, null);
+                        } catch (IOException e) {
+                            throw new TableException("table " + t.name() + " (relation " + heap + "): " + oneLine(e), e);
+                        }
+                        heapBlock = c.block;
+                    }
+                    MemorySegment page = session.page(heapBuf);
+                    if (visibleTuple(page, HeapPage.allVisible(page), c.line) < 0) { // the snapshot, and a HOT chain
+                        continue;
+                    }
+                }
+                count++;
+                if (first == 0) {
+                    first = System.nanoTime() - t0;
+                }
+            }
+        } finally {
+            if (heapBuf >= 0) {
+                session.releaseBuffer(heapBuf);
+            }
+        }
+        long total = System.nanoTime() - t0;
+        List<String[]> props = new ArrayList<>();
+        props.add(new String[] {"Index Cond", indexOnlyCond(req)});
+        props.add(new String[] {"Heap Fetches", Long.toString(fetches)});
+        props.add(new String[] {"Index Searches", "1"});
+        PlanNode scan = new PlanNode("Index Only Scan", " using " + idx.name() + " on " + t.name(), first, total, count, props,
+                reads.hits + vmReads.hits + heapReads.hits, reads.reads + vmReads.reads + heapReads.reads,
+                reads.waitNanos + vmReads.waitNanos + heapReads.waitNanos, null, List.of());
+        PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), scan.sharedHit(), scan.sharedRead(),
+                scan.ioReadNanos(), null, List.of(scan));
+        return new ScanReport(req, 1, count, 0, total, timing, agg, List.of());
+    }
+
+    /**
+     * The index an index-only scan reads: the one on {@code column}, or on {@code (eqColumn,
+     * column)}. Fails naming the columns, or the command that builds the index.
+     */
+    public static IndexInfo indexOnlyIndex(TableInfo t, ScanRequest req) throws TableException {
+        if (req.eqColumn() == null) {
+            intColumn(t, req.column());
+            return indexOf(t, req.column());
+        }
+        intColumn(t, req.eqColumn());
+        intColumn(t, req.column());
+        if (req.eqColumn().equals(req.column())) {
+            throw new IllegalArgumentException("scan ios: '" + req.eqColumn() + " = " + req.eqValue() + "' and the range name the"
+                    + " same column; the index-only scan on two columns takes 'COL1 = X' COL2 LO HI");
+        }
+        List<String> pair = List.of(req.eqColumn(), req.column());
+        IndexInfo i = t.index(pair);
+        if (i == null) {
+            throw new TableException("table " + t.name() + " has no index on (" + req.eqColumn() + ", " + req.column()
+                    + ") (pageio:index " + t.name() + " " + req.eqColumn() + "," + req.column() + " builds one)");
+        }
+        return i;
+    }
+
+    /** The index-only scan's key range, {@code [lo, hi]}; bounds outside the 32-bit keys are refused. */
+    private static long[] indexOnlyRange(ScanRequest req, TableInfo t) {
+        checkKey(t, req.column(), "LO", req.lo());
+        checkKey(t, req.column(), "HI", req.hi());
+        if (req.eqColumn() == null) {
+            return new long[] {req.lo(), req.hi()};
+        }
+        checkKey(t, req.eqColumn(), "X", req.eqValue());
+        return new long[] {IndexPage.compositeKey(req.eqValue(), req.lo()), IndexPage.compositeKey(req.eqValue(), req.hi())};
+    }
+
+    private static void checkKey(TableInfo t, String column, String what, long v) {
+        if (!IndexBuilder.keyFits(v)) {
+            throw new IllegalArgumentException("scan ios: " + what + " " + v + " is out of range for the index on " + t.name()
+                    + ": its keys are 32-bit integers (" + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")");
+        }
+    }
+
+    private static String indexOnlyCond(ScanRequest req) {
+        String range = "(" + req.column() + " >= " + req.lo() + ") AND (" + req.column() + " <= " + req.hi() + ")";
+        return req.eqColumn() == null ? "(" + range + ")" : "((" + req.eqColumn() + " = " + req.eqValue() + ") AND " + range + ")";
+    }
+
     // ------------------------------------------------------------------ checksum scan
 
     /** One relation to check: what to call it and its storage. */
@@ -428,6 +555,12 @@ public final class Scans {
                 PlanNode scan = node("Index Scan", " using " + idx.name() + " on " + t.name(),
                         List.<String[]>of(new String[] {"Index Cond", cond}));
                 yield limit ? node("Limit", "", none, scan) : node("Aggregate", "", none, scan);
+            }
+            case IOS -> {
+                IndexInfo idx = indexOnlyIndex(t, req);
+                indexOnlyRange(req, t);
+                yield node("Aggregate", "", none, node("Index Only Scan", " using " + idx.name() + " on " + t.name(),
+                        List.<String[]>of(new String[] {"Index Cond", indexOnlyCond(req)})));
             }
             case CHECKSUMS -> node("Checksum Scan", " on " + t.name(),
                     List.<String[]>of(new String[] {"Relations", Integer.toString(1 + t.indexes().size())}));

@@ -8,6 +8,7 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.ForkNumber;
 import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.table.index.PageReads;
 
 /**
  * A heap relation's visibility map, PostgreSQL's {@code visibilitymap.c}: two bits per heap block
@@ -153,6 +154,57 @@ public final class VisibilityMap {
         } finally {
             session.releaseBuffer(buf);
         }
+    }
+
+    /**
+     * The map page a scan keeps pinned across calls ({@code visibilitymap_get_status}'s
+     * {@code vmbuf}, the index-only scan's {@code ioss_VMBuffer}): a run of heap blocks on the same
+     * map page costs one pin. Pages are read through the scan's {@link PageReads}, so they count in
+     * its buffers. {@link #close} releases the pin; the session's thread only.
+     */
+    public static final class VmBuffer implements AutoCloseable {
+        private final BufferSession session;
+        private final PageReads reads;
+        private int buf = -1;
+        private long mapBlock = -1;
+
+        VmBuffer(BufferSession session, PageReads reads) {
+            this.session = session;
+            this.reads = reads;
+        }
+
+        @Override
+        public void close() {
+            if (buf >= 0) {
+                session.releaseBuffer(buf);
+                buf = -1;
+                mapBlock = -1;
+            }
+        }
+    }
+
+    /** A {@link VmBuffer} for {@link #getStatus(long, VmBuffer)}, reading through {@code reads}. */
+    public VmBuffer buffer(PageReads reads) {
+        return new VmBuffer(session, reads);
+    }
+
+    /**
+     * {@link #getStatus(long)} keeping the map page pinned in {@code vmbuf} ({@code
+     * visibilitymap_get_status(rel, heapBlk, &vmbuf)}): the pin moves only when {@code heapBlk} is on
+     * another map page. The bit is read without the content lock, as PostgreSQL's {@code VM_ALL_VISIBLE}.
+     */
+    public int getStatus(long heapBlk, VmBuffer vmbuf) throws IOException {
+        long mapBlock = heapBlkToMapBlock(heapBlk);
+        if (vmbuf.mapBlock != mapBlock) {
+            vmbuf.close();
+            if (!exists(mapBlock)) {
+                return 0;
+            }
+            vmbuf.buf = vmbuf.reads.read(vm, mapBlock, strategy);
+            vmbuf.mapBlock = mapBlock;
+        }
+        byte v = session.page(vmbuf.buf).get(ValueLayout.JAVA_BYTE, MAP_OFFSET + heapBlkToMapByte(heapBlk));
+        return (v >> heapBlkToOffset(heapBlk)) & VISIBILITYMAP_VALID_BITS;
     }
 
     /**

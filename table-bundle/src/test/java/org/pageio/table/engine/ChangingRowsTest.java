@@ -67,10 +67,11 @@ class ChangingRowsTest {
         bufmgr.close();
     }
 
-    /** count(*) by a sequential scan, a bitmap heap scan and an index scan over the whole val range. */
+    /** count(*) by a sequential scan, a bitmap heap scan, an index scan and an index-only scan over the whole val range. */
     private long[] counts() throws Exception {
         return new long[] {engine.scan(ScanRequest.count("p")).count(), engine.scan(ScanRequest.bitmap("p", "val", 0, 50_000)).count(),
-                engine.scan(ScanRequest.index("p", "val", 0, 50_000)).count()};
+                engine.scan(ScanRequest.index("p", "val", 0, 50_000)).count(),
+                engine.scan(ScanRequest.indexOnly("p", "val", 0, 50_000)).count()};
     }
 
     private void assertCounts(long expect) throws Exception {
@@ -78,6 +79,7 @@ class ChangingRowsTest {
         assertEquals(expect, c[0], "seq scan");
         assertEquals(expect, c[1], "bitmap heap scan");
         assertEquals(expect, c[2], "index scan");
+        assertEquals(expect, c[3], "index-only scan");
     }
 
     private static long val(long g) {
@@ -112,6 +114,9 @@ class ChangingRowsTest {
                 change.accept(page);
                 int flags = Page.flags(page) & ~Page.PD_ALL_VISIBLE;
                 Page.setFlags(page, allVisible ? flags | Page.PD_ALL_VISIBLE : flags);
+                if (!allVisible) { // the map with the flag, as a change clears them
+                    new VisibilityMap(s, engine.heap(t), null).clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
+                }
                 s.endModify(buf, true);
             } finally {
                 s.releaseBuffer(buf);
@@ -328,6 +333,10 @@ class ChangingRowsTest {
                 org.pageio.table.SetClause.parse("SET cat = id + 2147483647"), RowFilter.parse("WHERE id 1990 2000")));
         assertEquals("UPDATE of p: integer out of range for column cat (2147485637)", range.getMessage());
         assertCounts(ROWS);
+        engine.createIndex("p", "id,cat"); // a column second in a two-column index is indexed too
+        TableException second = assertThrows(TableException.class, () -> engine.update("p",
+                org.pageio.table.SetClause.parse("SET cat = 1"), RowFilter.parse("WHERE id 1990 1990")));
+        assertTrue(second.getMessage().startsWith("UPDATE of p.cat: the column has index p_id_cat_idx"), second.getMessage());
         assertEquals("bad SET \"SET cat cat\"; the forms: " + org.pageio.table.SetClause.USAGE,
                 assertThrows(IllegalArgumentException.class, () -> org.pageio.table.SetClause.parse("SET", "cat", "cat")).getMessage());
     }
