@@ -112,7 +112,16 @@ final class DrillTables {
                 if (t != null) {
                     SmgrRelation heap = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber()));
                     long blocks = heap.exists() ? heap.nblocks() : -1;
-                    if (t.shape() == shape && t.rows() == opts.rows() && t.seed() == opts.seed() && blocks == t.blocks()) {
+                    boolean same = t.shape() == shape && t.rows() == opts.rows() && t.seed() == opts.seed() && blocks == t.blocks();
+                    // a table loaded before loads set the visibility map (and PD_ALL_VISIBLE) would make
+                    // every scan check each tuple where a fresh load's pages skip it: load it again
+                    if (same && tables.visibilityMapSummary(name).allVisible() != t.blocks()) {
+                        progress.line(String.format(Locale.ROOT, "drill: table %s in %s has no complete visibility map (loaded by"
+                                + " an earlier version); reloading it so that its pages are all-visible as a fresh load's",
+                                name, opts.dataDir()));
+                        tables.drop(name);
+                        t = null;
+                    } else if (same) {
                         reused = true;
                     } else {
                         progress.line(String.format(Locale.ROOT, "drill: table %s in %s has %,d rows (shape %s, seed %d, %,d of %,d"

@@ -16,10 +16,18 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.pageio.bufmgr.BufferManagerCore;
+import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.smgr.RelFileLocator;
+import org.pageio.bufmgr.smgr.SmgrRelation;
+import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.posix.Mman;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
+import org.pageio.table.TableInfo;
+import org.pageio.table.TableServices;
+import org.pageio.table.vm.VisibilityMap;
 
 /**
  * The drill engine on real files (io_method=sync, a small table in 128-block segments, a tiny
@@ -227,6 +235,22 @@ class DrillTest {
         assertEquals(List.of("seq-cold-eic16", "bitmap-cold-eic16"), r2.cases().stream().map(c -> c.drillCase().id()).toList());
         assertTrue(r2.cases().get(0).series().stream().noneMatch(DrillResult.Series::fio));
         assertTrue(r2.fio().contains("switched off"), r2.fio());
+
+        // a table whose visibility map does not cover every block (loaded by an earlier version, or
+        // changed since) is loaded again, so its scans run as a fresh load's all-visible pages do
+        try (BufferManagerCore bufmgr = BufferManagerCore.open(r.options().dataDir(),
+                new org.pageio.bufmgr.BufMgrSettings.Builder().sharedBuffers(256).maxSessions(4).build(), new SyncIoMethod());
+                BufferSession s = bufmgr.pool().openSession("client")) {
+            TableInfo t = TableServices.over(bufmgr.pool()).table("t");
+            SmgrRelation heap = bufmgr.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber()));
+            assertTrue(new VisibilityMap(s, heap, null).clear(3, VisibilityMap.VISIBILITYMAP_VALID_BITS));
+            bufmgr.pool().checkpoint();
+        }
+        List<String> third = new ArrayList<>();
+        DrillResult r3 = run(options(1, List.of(16)).withCases(List.of("seq")).withFio(false), third);
+        assertFalse(r3.table("t").reused(), third.toString());
+        assertTrue(third.stream().anyMatch(l -> l.startsWith("drill: table t in ") && l.contains("has no complete visibility map")),
+                third.toString());
     }
 
     /**
