@@ -43,7 +43,7 @@ import org.pageio.measure.cache.ColdCache;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 
 /**
  * The worker benchmark on a real scan: a {@code count(*)}-style sequential scan through the

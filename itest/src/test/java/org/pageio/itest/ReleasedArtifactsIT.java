@@ -99,7 +99,7 @@ public class ReleasedArtifactsIT {
     @Test
     public void aReleaseHoldsTheApiTheKitAndTheKitsBundlesWithTheirVersionsWritten() throws Exception {
         for (String a : List.of("pageio", "pageio-api", "pageio-tck", "sync-bundle", "worker-bundle", "bufmgr-bundle",
-                "table-bundle", "fault-bundle", "report-bundle", "settings-bundle", "shell-bundle")) {
+                "heap-bundle", "table-bundle", "fault-bundle", "report-bundle", "settings-bundle", "shell-bundle")) {
             Path pom = releaseRepo.resolve("org/pageio/" + a + "/" + release + "/" + a + "-" + release + ".pom");
             assertTrue("the release has " + pom, Files.isRegularFile(pom));
             assertFalse(pom + " still says ${revision}: a consumer could not resolve it", Files.readString(pom).contains("${revision}"));

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Locale;
+import org.pageio.heap.HeapPage;
 
 /**
  * The generator specs the loader knows: the cold-scan drill's table {@code t} and PostgreSQL 19's read-stream test table {@code prefetch_test}. Every value is a pure function

@@ -1,6 +1,6 @@
 /**
- * Tables on the buffer manager: the heap page and tuple layout ({@link org.pageio.table.HeapPage}),
- * table shapes and their generators ({@link org.pageio.table.TableShape}), the
+ * Tables on the buffer manager (heap pages, the visibility map and transaction status are the heap
+ * bundle's, {@code org.pageio.heap}): table shapes and their generators ({@link org.pageio.table.TableShape}), the
  * {@link org.pageio.table.TableService} (load, index, scan, verify) and the EXPLAIN-style
  * {@link org.pageio.table.ScanReport}. See the bundle's README.md for the byte diagrams.
  *
@@ -14,7 +14,11 @@
  * ({@link org.pageio.table.TableService#delete}, {@link org.pageio.table.TableService#update},
  * {@link org.pageio.table.RowFilter}, {@link org.pageio.table.SetClause}) and their row counts
  * ({@link org.pageio.table.TableService#tupleStats}, {@link org.pageio.table.TupleStats}).
+ *
+ * <p>2.0.0: {@code HeapPage} moved to the heap bundle ({@code org.pageio.heap.HeapPage}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.6.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package org.pageio.table;
+
+import org.pageio.heap.HeapPage;

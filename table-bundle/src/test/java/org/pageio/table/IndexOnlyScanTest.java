@@ -15,7 +15,7 @@ import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.engine.TableEngine;
-import org.pageio.table.vm.VisibilityMap;
+import org.pageio.heap.vm.VisibilityMap;
 
 /** The index-only scan on real files: its answer, its heap fetches against the visibility map, its EXPLAIN. */
 class IndexOnlyScanTest {

@@ -39,7 +39,8 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.posix.PosixException;
 import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
-import org.pageio.table.vm.VisibilityMap;
+import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.HeapPage;
 
 /** The loader's builders and sinks: same bytes whichever way, every page valid, failures stop everything. */
 class LoaderTest {

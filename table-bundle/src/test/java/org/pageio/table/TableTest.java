@@ -32,6 +32,7 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.engine.TableEngine;
+import org.pageio.heap.HeapPage;
 
 /** Load, index, every scan and the checksum scan, on real files in a temp dir, against the generator. */
 class TableTest {

@@ -18,7 +18,7 @@ import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.engine.TableEngine;
 import org.pageio.table.index.IndexCursor;
 import org.pageio.table.index.IndexPage;
-import org.pageio.table.index.PageReads;
+import org.pageio.heap.PageReads;
 
 /** An index on (cat, val) of prefetch_test, on real files: its order, a range of it, its catalog entry. */
 class TwoColumnIndexTest {

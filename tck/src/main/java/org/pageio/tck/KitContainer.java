@@ -65,7 +65,7 @@ public abstract class KitContainer {
      * the fault decorator; the settings service and the shell give the container the user's commands).
      */
     public static final String[] PAGEIO_BUNDLES = {"org.pageio.api", "org.pageio.method.sync", "org.pageio.method.worker",
-        "org.pageio.bufmgr", "org.pageio.table", "org.pageio.method.fault", "org.pageio.report", "org.pageio.settings",
+        "org.pageio.bufmgr", "org.pageio.heap", "org.pageio.table", "org.pageio.method.fault", "org.pageio.report", "org.pageio.settings",
         "org.pageio.shell", "org.pageio.tck"};
 
     /**

@@ -27,7 +27,7 @@ import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableServices;
-import org.pageio.table.vm.VisibilityMap;
+import org.pageio.heap.vm.VisibilityMap;
 
 /**
  * The drill engine on real files (io_method=sync, a small table in 128-block segments, a tiny

@@ -8,14 +8,14 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.table.Column;
 import org.pageio.table.ColumnType;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 import org.pageio.table.RowFilter;
 import org.pageio.table.SetClause;
 import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.scan.Scans;
-import org.pageio.table.vm.VisibilityMap;
-import org.pageio.table.xact.Snapshot;
+import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.xact.Snapshot;
 
 /**
  * Row changes on a table's heap through the buffer manager: PostgreSQL's {@code heap_delete} for

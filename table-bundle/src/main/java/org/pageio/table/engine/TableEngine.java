@@ -16,7 +16,7 @@ import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.table.Column;
 import org.pageio.table.ColumnType;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.LoadResult;
@@ -35,8 +35,8 @@ import org.pageio.table.index.IndexPage;
 import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
-import org.pageio.table.vm.VisibilityMap;
-import org.pageio.table.xact.Transactions;
+import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.xact.Transactions;
 import org.pageio.table.RowFilter;
 
 /**
@@ -196,7 +196,7 @@ public final class TableEngine implements TableService {
         long[] entries = new long[cap];
         long[] tids = composite ? new long[cap] : null;
         int n = 0;
-        org.pageio.table.xact.Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
+        org.pageio.heap.xact.Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
         try (BufferSession s = pool.openSession(SESSION_KIND);
                 ReadStream stream = new ReadStream(s, heap, ReadStream.blockRange(0, t.blocks()),
                         ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD),
@@ -306,9 +306,9 @@ public final class TableEngine implements TableService {
         return Scans.plan(req, table(req.table()));
     }
 
-    private static int rootVersion(org.pageio.table.xact.Snapshot snapshot, MemorySegment page, int line) {
+    private static int rootVersion(org.pageio.heap.xact.Snapshot snapshot, MemorySegment page, int line) {
         int off = HeapPage.tupleOffset(page, line);
-        if (off < 0 || (HeapPage.infomask2(page, off) & org.pageio.table.xact.Snapshot.HEAP_ONLY_TUPLE) != 0) {
+        if (off < 0 || (HeapPage.infomask2(page, off) & org.pageio.heap.xact.Snapshot.HEAP_ONLY_TUPLE) != 0) {
             return -1;
         }
         return snapshot.hotSearch(page, line);

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.table.TableException;
+import org.pageio.heap.PageReads;
 
 /**
  * Walks the entries with {@code lo <= key <= hi} in order (for an index on two columns, keys and

@@ -6,10 +6,10 @@ import java.lang.foreign.MemorySegment;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.ForkNumber;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.TableShape;
-import org.pageio.table.vm.VisibilityMap;
+import org.pageio.heap.vm.VisibilityMap;
 
 /**
  * Builds heap pages from a {@link TableShape}'s generator and hands them to a {@link PageSink} in

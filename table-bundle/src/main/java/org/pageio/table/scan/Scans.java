@@ -16,7 +16,7 @@ import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.table.BadBlock;
 import org.pageio.table.Column;
 import org.pageio.table.ColumnType;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.PlanNode;
 import org.pageio.table.ScanReport;
@@ -27,9 +27,9 @@ import org.pageio.table.TableShape;
 import org.pageio.table.index.IndexBuilder;
 import org.pageio.table.index.IndexCursor;
 import org.pageio.table.index.IndexPage;
-import org.pageio.table.index.PageReads;
-import org.pageio.table.vm.VisibilityMap;
-import org.pageio.table.xact.Snapshot;
+import org.pageio.heap.PageReads;
+import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.xact.Snapshot;
 
 /**
  * Runs one scan in the calling thread on a session it is given, reading every heap page through

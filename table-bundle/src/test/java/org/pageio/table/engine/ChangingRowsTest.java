@@ -15,16 +15,16 @@ import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.method.sync.SyncIoMethod;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 import org.pageio.table.RowFilter;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableShape;
 import org.pageio.table.VisibilityMapSummary;
-import org.pageio.table.vm.VisibilityMap;
-import org.pageio.table.xact.Snapshot;
-import org.pageio.table.xact.Transactions;
+import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.xact.Snapshot;
+import org.pageio.heap.xact.Transactions;
 
 /**
  * Rows that change: the scans' visibility rule on pages without {@code PD_ALL_VISIBLE} (the

@@ -15,7 +15,7 @@ import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.uring.UringIoMethod;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 import org.pageio.table.LoadProgress;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableShape;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.method.uring.UringIoMethod;
 import org.pageio.table.TableShape;
-import org.pageio.table.vm.VisibilityMap;
+import org.pageio.heap.vm.VisibilityMap;
 
 /** The README's example runs, and what it prints is what it read. */
 class EmbeddedExampleTest {

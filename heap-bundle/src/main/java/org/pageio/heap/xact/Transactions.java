@@ -1,4 +1,4 @@
-package org.pageio.table.xact;
+package org.pageio.heap.xact;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

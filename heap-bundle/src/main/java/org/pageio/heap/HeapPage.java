@@ -1,4 +1,4 @@
-package org.pageio.table;
+package org.pageio.heap;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,10 +1,10 @@
-package org.pageio.table.xact;
+package org.pageio.heap.xact;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import org.pageio.table.HeapPage;
+import org.pageio.heap.HeapPage;
 
 /**
  * An MVCC snapshot and PostgreSQL's {@code HeapTupleSatisfiesMVCC} reduced to what pageio has (no

@@ -1,4 +1,4 @@
-package org.pageio.table.index;
+package org.pageio.heap;
 
 import java.io.IOException;
 import org.pageio.bufmgr.BufferAccessStrategy;

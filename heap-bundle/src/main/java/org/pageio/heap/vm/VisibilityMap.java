@@ -1,4 +1,4 @@
-package org.pageio.table.vm;
+package org.pageio.heap.vm;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -8,7 +8,7 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.ForkNumber;
 import org.pageio.bufmgr.smgr.SmgrRelation;
-import org.pageio.table.index.PageReads;
+import org.pageio.heap.PageReads;
 
 /**
  * A heap relation's visibility map, PostgreSQL's {@code visibilitymap.c}: two bits per heap block

@@ -1,12 +1,12 @@
-package org.pageio.table.vm;
+package org.pageio.heap.vm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.pageio.table.vm.VisibilityMap.VISIBILITYMAP_ALL_FROZEN;
-import static org.pageio.table.vm.VisibilityMap.VISIBILITYMAP_ALL_VISIBLE;
-import static org.pageio.table.vm.VisibilityMap.VISIBILITYMAP_VALID_BITS;
+import static org.pageio.heap.vm.VisibilityMap.VISIBILITYMAP_ALL_FROZEN;
+import static org.pageio.heap.vm.VisibilityMap.VISIBILITYMAP_ALL_VISIBLE;
+import static org.pageio.heap.vm.VisibilityMap.VISIBILITYMAP_VALID_BITS;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;

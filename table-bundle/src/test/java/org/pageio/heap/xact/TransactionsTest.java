@@ -1,4 +1,4 @@
-package org.pageio.table.xact;
+package org.pageio.heap.xact;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
