@@ -66,10 +66,7 @@ final class RowChanges {
 
     /** Marks every visible row {@code where} selects deleted by {@code xid}; returns how many. */
     long delete(RowFilter where, int xid) throws IOException {
-        Column c = column(table, where);
-        int at = c.offset();
-        boolean wide = c.type() == ColumnType.INT8;
-        byte[] pattern = where.kind() == RowFilter.Kind.LIKE ? Scans.likeSubstring(where.pattern()) : null;
+        Selection selection = new Selection(column(table, where), where);
         VisibilityMap vm = new VisibilityMap(session, heap, null);
         long deleted = 0;
         int[] hits = new int[HeapPage.MAX_TUPLES];
@@ -80,32 +77,11 @@ final class RowChanges {
             while ((buf = stream.next()) >= 0) {
                 try {
                     MemorySegment page = session.page(buf);
-                    boolean allVisible = HeapPage.allVisible(page);
-                    int n = HeapPage.lineCount(page);
-                    int nhits = 0;
-                    for (int line = 1; line <= n; line++) {
-                        int off = HeapPage.tupleOffset(page, line);
-                        if (off < 0 || !allVisible && !snapshot.visible(page, off)) {
-                            continue;
-                        }
-                        boolean match;
-                        if (pattern != null) {
-                            match = HeapPage.contains(page, off + at + 4L, HeapPage.textLength(page, off + at), pattern);
-                        } else {
-                            match = where.matches(wide ? HeapPage.getLong(page, off + at) : HeapPage.getInt(page, off + at));
-                        }
-                        if (match) {
-                            hits[nhits++] = line;
-                        }
-                    }
+                    int nhits = selected(page, HeapPage.lineCount(page), selection, hits);
                     if (nhits > 0) {
                         session.beginModify(buf);
                         try {
-                            if (HeapPage.allVisible(page)) {
-                                // heap_delete: the page flag and the map bits go first, under the page's content lock
-                                Page.setFlags(page, Page.flags(page) & ~Page.PD_ALL_VISIBLE);
-                                vm.clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
-                            }
+                            clearAllVisible(page, vm, block);
                             for (int i = 0; i < nhits; i++) {
                                 markDeleted(page, HeapPage.tupleOffset(page, hits[i]), block, hits[i], xid);
                             }
@@ -154,9 +130,7 @@ final class RowChanges {
         Column[] cols = setColumns(table, set);
         Column target = cols[0];
         Column source = cols[1];
-        int at = c.offset();
-        boolean wide = c.type() == ColumnType.INT8;
-        byte[] pattern = where.kind() == RowFilter.Kind.LIKE ? Scans.likeSubstring(where.pattern()) : null;
+        Selection selection = new Selection(c, where);
         VisibilityMap vm = new VisibilityMap(session, heap, null);
         long updated = 0;
         int[] hits = new int[HeapPage.MAX_TUPLES];
@@ -167,35 +141,21 @@ final class RowChanges {
             while ((buf = stream.next()) >= 0) {
                 try {
                     MemorySegment page = session.page(buf);
-                    boolean allVisible = HeapPage.allVisible(page);
                     int n = HeapPage.lineCount(page); // new versions get lines past n: not visited again
-                    int nhits = 0;
-                    int need = 0;
-                    for (int line = 1; line <= n; line++) {
-                        int off = HeapPage.tupleOffset(page, line);
-                        if (off < 0 || !allVisible && !snapshot.visible(page, off)) {
-                            continue;
-                        }
-                        boolean match = pattern != null
-                                ? HeapPage.contains(page, off + at + 4L, HeapPage.textLength(page, off + at), pattern)
-                                : where.matches(wide ? HeapPage.getLong(page, off + at) : HeapPage.getInt(page, off + at));
-                        if (match) {
-                            hits[nhits++] = line;
-                            need += Page.maxAlign(HeapPage.lpLen(HeapPage.linePointer(page, line))) + HeapPage.LINE_POINTER_SIZE;
-                        }
-                    }
+                    int nhits = selected(page, n, selection, hits);
                     if (nhits == 0) {
                         continue;
+                    }
+                    int need = 0;
+                    for (int i = 0; i < nhits; i++) {
+                        need += Page.maxAlign(HeapPage.lpLen(HeapPage.linePointer(page, hits[i]))) + HeapPage.LINE_POINTER_SIZE;
                     }
                     if (Page.upper(page) - Page.lower(page) < need || n + nhits > HeapPage.MAX_TUPLES) {
                         throw new TableException("UPDATE of " + table.name() + " refused at block " + block + ": " + NO_ROOM);
                     }
                     session.beginModify(buf);
                     try {
-                        if (HeapPage.allVisible(page)) {
-                            Page.setFlags(page, Page.flags(page) & ~Page.PD_ALL_VISIBLE);
-                            vm.clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
-                        }
+                        clearAllVisible(page, vm, block);
                         for (int i = 0; i < nhits; i++) {
                             int line = hits[i];
                             int off = HeapPage.tupleOffset(page, line);
@@ -239,6 +199,48 @@ final class RowChanges {
             }
         }
         return updated;
+    }
+
+    /** What a {@link RowFilter} compares, resolved once per statement: the column's offset and width, a LIKE's bytes. */
+    private record Selection(RowFilter where, int at, boolean wide, byte[] pattern) {
+        Selection(Column c, RowFilter where) {
+            this(where, c.offset(), c.type() == ColumnType.INT8,
+                    where.kind() == RowFilter.Kind.LIKE ? Scans.likeSubstring(where.pattern()) : null);
+        }
+
+        boolean matches(MemorySegment page, int off) {
+            return pattern != null
+                    ? HeapPage.contains(page, off + at + 4L, HeapPage.textLength(page, off + at), pattern)
+                    : where.matches(wide ? HeapPage.getLong(page, off + at) : HeapPage.getInt(page, off + at));
+        }
+    }
+
+    /**
+     * The lines among the first {@code n} of {@code page} whose tuple the snapshot sees (every one on
+     * an all-visible page) and {@code selection} selects, into {@code hits}; returns how many.
+     */
+    private int selected(MemorySegment page, int n, Selection selection, int[] hits) {
+        boolean allVisible = HeapPage.allVisible(page);
+        int nhits = 0;
+        for (int line = 1; line <= n; line++) {
+            int off = HeapPage.tupleOffset(page, line);
+            if (off >= 0 && (allVisible || snapshot.visible(page, off)) && selection.matches(page, off)) {
+                hits[nhits++] = line;
+            }
+        }
+        return nhits;
+    }
+
+    /**
+     * heap_delete's and heap_update's first step on a page they change, under its content lock: an
+     * all-visible page loses {@code PD_ALL_VISIBLE} and both its visibility map bits before any tuple
+     * changes.
+     */
+    private static void clearAllVisible(MemorySegment page, VisibilityMap vm, long block) throws IOException {
+        if (HeapPage.allVisible(page)) {
+            Page.setFlags(page, Page.flags(page) & ~Page.PD_ALL_VISIBLE);
+            vm.clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
+        }
     }
 
     /** The SET's value for the row at {@code off}; an int column refuses a value outside 32 bits, as PostgreSQL does. */
