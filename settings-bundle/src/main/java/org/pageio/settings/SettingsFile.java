@@ -226,20 +226,11 @@ public final class SettingsFile {
      */
     static Map<Integer, String> syntaxErrors(List<String> lines) {
         Map<Integer, String> errors = new java.util.TreeMap<>();
-        boolean continued = false;
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            boolean wasContinued = continued;
-            int backslashes = 0;
-            for (int j = line.length() - 1; j >= 0 && line.charAt(j) == '\\'; j--) {
-                backslashes++;
-            }
-            String t = line.strip();
-            boolean comment = !wasContinued && (t.startsWith("#") || t.startsWith("!"));
-            continued = !comment && backslashes % 2 == 1;
-            if (wasContinued || continued || comment || t.isEmpty()) {
+        for (PropertiesLine l : propertiesLines(lines)) {
+            if (l.continuation() || l.continues() || l.comment() || l.text().isEmpty()) {
                 continue;
             }
+            String t = l.text().strip();
             int j = 0;
             while (j < t.length() && " \t\f=:".indexOf(t.charAt(j)) < 0) {
                 j += t.charAt(j) == '\\' && j + 1 < t.length() ? 2 : 1;
@@ -248,7 +239,7 @@ public final class SettingsFile {
             boolean separated = rest.startsWith("=") || rest.startsWith(":");
             boolean oneWord = !rest.isEmpty() && rest.chars().noneMatch(Character::isWhitespace);
             if (j == 0 || !separated && !oneWord) {
-                errors.put(i + 1, t);
+                errors.put(l.number(), t);
             }
         }
         return errors;
@@ -267,20 +258,11 @@ public final class SettingsFile {
      */
     static Map<String, Integer> lineNumbers(List<String> lines) {
         Map<String, Integer> at = new java.util.HashMap<>();
-        boolean continued = false;
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            boolean wasContinued = continued;
-            int backslashes = 0;
-            for (int j = line.length() - 1; j >= 0 && line.charAt(j) == '\\'; j--) {
-                backslashes++;
-            }
-            String t = line.stripLeading();
-            boolean comment = !wasContinued && (t.startsWith("#") || t.startsWith("!"));
-            continued = !comment && backslashes % 2 == 1;
-            if (wasContinued || comment || t.isEmpty()) {
+        for (PropertiesLine l : propertiesLines(lines)) {
+            if (l.continuation() || l.comment() || l.text().isEmpty()) {
                 continue;
             }
+            String t = l.text();
             StringBuilder name = new StringBuilder();
             for (int j = 0; j < t.length(); j++) {
                 char c = t.charAt(j);
@@ -292,9 +274,36 @@ public final class SettingsFile {
                     name.append(c);
                 }
             }
-            at.put(name.toString().strip(), i + 1);
+            at.put(name.toString().strip(), l.number());
         }
         return at;
+    }
+
+    /**
+     * A line of the file as Java properties (FileInstall) read it: its number (1-based), its text
+     * without leading blanks, whether it is a comment ({@code #} or {@code !} first, unless it
+     * continues a line), whether it continues the line before, and whether it continues on the
+     * next (it ends in an odd number of backslashes and is no comment).
+     */
+    record PropertiesLine(int number, String text, boolean comment, boolean continuation, boolean continues) {}
+
+    /** {@code lines} as {@link PropertiesLine}s, in order. */
+    static List<PropertiesLine> propertiesLines(List<String> lines) {
+        List<PropertiesLine> out = new java.util.ArrayList<>(lines.size());
+        boolean continued = false;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            boolean continuation = continued;
+            int backslashes = 0;
+            for (int j = line.length() - 1; j >= 0 && line.charAt(j) == '\\'; j--) {
+                backslashes++;
+            }
+            String t = line.stripLeading();
+            boolean comment = !continuation && (t.startsWith("#") || t.startsWith("!"));
+            continued = !comment && backslashes % 2 == 1;
+            out.add(new PropertiesLine(i + 1, t, comment, continuation, continued));
+        }
+        return out;
     }
 
     /** Waits (at most {@code millis}) until the settings file has been applied once after the start. */
