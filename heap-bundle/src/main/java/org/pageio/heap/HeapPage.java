@@ -34,8 +34,17 @@ public final class HeapPage {
     public static final int LINE_POINTER_SIZE = 4;
     /** Bytes in a tuple header ({@code SizeofHeapTupleHeader} rounded to MAXALIGN = t_hoff). */
     public static final int TUPLE_HEADER_SIZE = 24;
+    /** {@code lp_flags} of a line pointer free for reuse ({@code LP_UNUSED}; {@code lp_len} 0). */
+    public static final int LP_UNUSED = 0;
     /** {@code lp_flags} of a used line pointer. */
     public static final int LP_NORMAL = 1;
+    /**
+     * {@code lp_flags} of a HOT chain's root after pruning ({@code LP_REDIRECT}): {@code lp_off} holds
+     * the line of the chain's next member, {@code lp_len} 0.
+     */
+    public static final int LP_REDIRECT = 2;
+    /** {@code lp_flags} of a dead line pointer whose index entries still point at it ({@code LP_DEAD}; no storage). */
+    public static final int LP_DEAD = 3;
     /** {@code t_xmin} of loaded tuples: FrozenTransactionId. */
     public static final int FROZEN_XID = 2;
     /** {@code t_infomask}: HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID (= frozen) | HEAP_XMAX_INVALID. */
@@ -76,6 +85,31 @@ public final class HeapPage {
 
     public static int lpLen(int lp) {
         return lp >>> 17;
+    }
+
+    /**
+     * Writes line pointer {@code line} (1-based; the caller has made room up to it):
+     * {@code lp_off | lp_flags << 15 | lp_len << 17}, as {@code ItemIdSetNormal}, {@code ItemIdSetRedirect},
+     * {@code ItemIdSetDead} and {@code ItemIdSetUnused} do.
+     */
+    public static void setLinePointer(MemorySegment page, int line, int off, int flags, int len) {
+        page.set(U32, Page.HEADER_SIZE + (long) (line - 1) * LINE_POINTER_SIZE, off | (flags << 15) | (len << 17));
+    }
+
+    /**
+     * {@code PageSetPrunable}: records in {@code pd_prune_xid} that {@code xid} left a tuple that
+     * pruning may remove once {@code xid} is no longer running; keeps the older id when one is set.
+     */
+    public static void setPrunable(MemorySegment page, int xid) {
+        int old = Page.pruneXid(page);
+        if (old == 0 || Integer.compareUnsigned(xid, old) < 0) {
+            page.set(U32, Page.OFFSET_PRUNE_XID, xid);
+        }
+    }
+
+    /** {@code PageClearPrunable}: no prunable tuple left on the page ({@code pd_prune_xid} = 0). */
+    public static void clearPrunable(MemorySegment page) {
+        page.set(U32, Page.OFFSET_PRUNE_XID, 0);
     }
 
     /**

@@ -5,5 +5,5 @@
  * transaction status ({@code xact}). The table bundle builds tables, indexes and scans on it.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.pageio.heap;
