@@ -157,12 +157,46 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     /**
      * Takes the content lock of a buffer this session pins, to change its page (PostgreSQL's
      * {@code LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE)}): waits while a write of the page is in flight
-     * and while another session modifies it. Change the page, then {@link #endModify}. Readers are
-     * not excluded (pages a scan reads are not modified concurrently in pageio today).
+     * and while another session modifies it. Change the page, then {@link #endModify}.
+     *
+     * <p><b>Readers and the content lock.</b> Readers take no lock of their own: a reader pins the
+     * page, then {@link #awaitUnlocked}, then reads. Under this lock a change keeps every byte a
+     * reader may be reading meaningful at each store (a tuple's header fields change in place, a
+     * new tuple is written before the line pointer that points at it, and that line pointer before
+     * {@code pd_lower}); moving tuples (pruning's defragmentation) needs {@link #conditionalLockForCleanup},
+     * which no other pin may coexist with.
      */
     public void beginModify(int buf) {
         refuseIfNotDurable(pool.storage().relation(BufferPool.tagRelation(pool.tags[buf]))); // the tag is stable: pinned
         writer().lockForModify(buf);
+    }
+
+    /**
+     * The content lock for cleanup ({@code ConditionalLockBufferForCleanup}): granted only when this
+     * session's pin is the only pin of the buffer, so no reader has the page and none can read it
+     * until {@link #endModify} (a reader pins first, then {@link #awaitUnlocked}). Under it tuples may
+     * move on the page. Returns false, taking nothing, when another pin, a write in flight or
+     * another lock holder exists: the caller goes on without cleaning the page, as PostgreSQL's
+     * on-access pruning and {@code lazy_scan_noprune} do.
+     */
+    public boolean conditionalLockForCleanup(int buf) {
+        refuseIfNotDurable(pool.storage().relation(BufferPool.tagRelation(pool.tags[buf])));
+        return writer().tryLockForCleanup(buf);
+    }
+
+    /**
+     * Waits while another session holds the content lock of a buffer this session pins: what a reader
+     * calls after pinning and before reading the page's tuples (PostgreSQL's readers take
+     * {@code BUFFER_LOCK_SHARE}; pageio's wait only for the lock to be free, see {@link #beginModify}).
+     * One volatile read when the page is not locked; never call it holding the buffer's lock.
+     */
+    public void awaitUnlocked(int buf) {
+        while ((pool.state(buf) & BufferPool.LOCKED) != 0) {
+            Thread.onSpinWait();
+            if ((pool.state(buf) & BufferPool.LOCKED) != 0) {
+                Thread.yield();
+            }
+        }
     }
 
     /**

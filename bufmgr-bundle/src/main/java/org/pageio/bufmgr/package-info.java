@@ -19,5 +19,5 @@
  * PostgreSQL's look-ahead alone, or with pageio's look-ahead policies.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.3.0")
+@org.osgi.annotation.versioning.Version("2.4.0")
 package org.pageio.bufmgr;
