@@ -16,7 +16,7 @@ import org.pageio.heap.PageReads;
  * ({@code _bt_readpage}'s {@code so->currPos}); the session's thread; no allocation per entry.
  *
  * <p>Without a lock: each copy is taken under the page's change count and taken again when an
- * {@link IndexInserter} changed the page meanwhile (see
+ * {@link IndexInserter} or {@link IndexBulkDelete} changed the page meanwhile (see
  * {@link IndexPage}), and on each leaf the copy starts at the first entry {@code >= lo}, so a leaf
  * reached along a sibling link after a split skips what is below the range (Lehman and Yao's
  * move right). What a concurrent writer's changes let a cursor see is in {@link IndexInserter}.
