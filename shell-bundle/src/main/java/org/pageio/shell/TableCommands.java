@@ -199,13 +199,15 @@ public final class TableCommands {
     static final String UPDATE_USAGE = "usage: pageio:update TABLE SET COL = V | SET COL = COL2 + N | SET COL = COL2 - N"
             + " WHERE … (the forms of pageio:delete)";
 
-    @Descriptor("UPDATE TABLE SET COL = V | COL2 + N WHERE …, committed before it returns; prints UPDATE n. Heap-only:"
-            + " the new row versions must fit on their pages and COL must have no index")
+    @Descriptor("UPDATE TABLE SET COL = V | COL2 + N WHERE …, committed before it returns; prints UPDATE n. HOT on"
+            + " the row's page when it has room and no indexed value changes, else a new version with new index entries")
     public String update(@Descriptor("table") String table,
             @Descriptor("SET COL = expr WHERE and the condition") String... words) throws IOException {
         if (table.equals("--help") || table.equals("-h") || java.util.Arrays.asList(words).contains("--help")) {
             return "pageio:update: sets a column of the rows a condition selects, in one transaction committed durably"
-                    + " before UPDATE n is printed; the new row versions go on the same pages (heap-only updates)\n"
+                    + " before UPDATE n is printed; a new row version goes on its row's page when it has room (a"
+                    + " heap-only update when no indexed value changes), else on the table's last page or a new one,"
+                    + " with an entry in every index\n"
                     + UPDATE_USAGE + "\nwhere: " + RowFilter.USAGE;
         }
         int w = 0;

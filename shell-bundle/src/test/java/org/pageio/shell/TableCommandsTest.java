@@ -154,7 +154,10 @@ class TableCommandsTest {
         assertTrue(help.contains("usage: pageio:delete TABLE WHERE"), help);
     }
 
-    /** pageio:update as typed: a heap-only update on the half-empty last page prints UPDATE n; one that does not fit is refused in one line. */
+    /**
+     * pageio:update as typed: a heap-only update on the half-empty last page prints UPDATE n; rows on
+     * full pages and an indexed column are updated too (new versions moved, new index entries).
+     */
     @Test
     void updateSetsAColumnOrSaysWhyNot() throws Exception {
         run("pageio:load --rows 1000 --shape prefetch_test p"); // rows 988..1000 on the last page
@@ -165,8 +168,10 @@ class TableCommandsTest {
         assertTrue(count.contains("count=1000 "), count);
         String row = String.valueOf(run("pageio:tables")).lines().toList().get(2).replaceAll(" +", " ");
         assertTrue(row.contains(" | 1000 | 1000 | 6 | "), "an update leaves as many live rows and one dead version each: " + row);
-        assertEquals("UPDATE of p refused at block 0: the new row version does not fit on its page; updates that move a row"
-                + " to another page are not supported yet", refused("pageio:update p SET cat = 1 WHERE id 1 10"));
+        assertEquals("UPDATE 10", String.valueOf(run("pageio:update p SET cat = 1 WHERE id 1 10")), "moved off a full page");
+        assertEquals("UPDATE 10", String.valueOf(run("pageio:update p SET val = 60000 WHERE id 1 10")), "an indexed column");
+        count = String.valueOf(run("pageio:scan index p val 60000 60000"));
+        assertTrue(count.contains("count=10 "), count);
         assertEquals("pageio:update: bad SET \"SET cat 1\"; the forms: " + org.pageio.table.SetClause.USAGE,
                 refused("pageio:update p SET cat 1 WHERE id 1 10"));
         assertEquals("pageio:update: expected WHERE and a condition; the forms: " + org.pageio.table.RowFilter.USAGE,

@@ -76,10 +76,11 @@ public interface TableService {
     long delete(String table, RowFilter where) throws IOException;
 
     /**
-     * {@code UPDATE table SET … WHERE …}: a new version of every row {@code where} selects, on the
-     * same page (a heap-only update, no index change), committed durably before returning; returns
-     * the rows updated ({@code UPDATE n}). Refused, and nothing changed, when a new version does not
-     * fit on its page or the column set has an index.
+     * {@code UPDATE table SET … WHERE …}: a new version of every row {@code where} selects
+     * ({@code heap_update}): on the same page without index change (HOT) when it has room and no
+     * indexed value changes, else on the same, the last or a new page with an entry in every index;
+     * committed durably before returning; returns the rows updated ({@code UPDATE n}). Refused, and
+     * nothing changed, when a new value is outside the column's type.
      *
      * @since 1.6.0
      */

@@ -163,6 +163,25 @@ public final class Catalog {
         save();
     }
 
+    /**
+     * Records a table's heap blocks and its indexes' entries, blocks and height (after row changes
+     * appended pages and entries) in one write.
+     */
+    public synchronized void putSizes(String table, long blocks, java.util.List<IndexInfo> indexes) throws IOException {
+        String p = "table." + checkName("table", table) + ".";
+        if (!props.containsKey(p + "relnumber")) {
+            throw new TableException("table \"" + table + "\" does not exist");
+        }
+        props.put(p + "blocks", Long.toString(blocks));
+        for (IndexInfo i : indexes) {
+            String q = "index." + table + "." + String.join(",", i.columns()) + ".";
+            props.put(q + "entries", Long.toString(i.entries()));
+            props.put(q + "blocks", Long.toString(i.blocks()));
+            props.put(q + "height", Integer.toString(i.height()));
+        }
+        save();
+    }
+
     public synchronized void removeTable(String name) throws IOException {
         checkName("table", name);
         props.keySet().removeIf(k -> k.startsWith("table." + name + ".") || k.startsWith("index." + name + "."));

@@ -6,7 +6,12 @@ import org.pageio.bufmgr.BufferSession;
 import org.pageio.bufmgr.page.Page;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
+import java.util.List;
 import org.pageio.table.Column;
+import org.pageio.table.IndexInfo;
+import org.pageio.table.index.IndexBuilder;
+import org.pageio.table.index.IndexInserter;
+import org.pageio.table.index.IndexPage;
 import org.pageio.table.ColumnType;
 import org.pageio.heap.HeapPage;
 import org.pageio.table.RowFilter;
@@ -18,17 +23,20 @@ import org.pageio.heap.vm.VisibilityMap;
 import org.pageio.heap.xact.Snapshot;
 
 /**
- * Row changes on a table's heap through the buffer manager: PostgreSQL's {@code heap_delete} for
- * every row a {@link RowFilter} selects that the snapshot sees. The caller holds the table's one
- * writer lock, has assigned the transaction id, and commits or aborts it.
+ * Row changes on a table's heap and indexes through the buffer manager: PostgreSQL's
+ * {@code heap_delete} and {@code heap_update} ({@link #update}) for every row a {@link RowFilter}
+ * selects that the snapshot sees. The caller holds the table's one writer lock, has assigned the
+ * transaction id, records {@link #blocks} in the catalog when the heap grew, and commits or aborts.
  *
- * <p>Per page, under its content lock ({@code beginModify}): when the page is all-visible,
+ * <p>Delete, per page, under its content lock ({@code beginModify}): when the page is all-visible,
  * {@code PD_ALL_VISIBLE} is cleared and the page's visibility map bits with it
  * ({@link VisibilityMap#clear}, both bits), before any tuple changes; then each tuple gets
  * {@code t_xmax} = the id, {@code HEAP_XMAX_BITS} cleared (so {@code HEAP_XMAX_INVALID} too),
  * {@code HEAP_KEYS_UPDATED} set and {@code HEAP_HOT_UPDATED} cleared in {@code t_infomask2},
- * {@code t_ctid} pointing at itself; the buffer is left dirty for checkpoints, the background writer
- * or eviction to write.
+ * {@code t_ctid} pointing at itself, and the page {@code PageSetPrunable(xid)}; the buffer is left
+ * dirty for checkpoints, the background writer or eviction to write.
+ *
+ * <p>One statement per object, on the session's thread; nothing is allocated per row.
  */
 final class RowChanges {
 
@@ -36,12 +44,23 @@ final class RowChanges {
     private final TableInfo table;
     private final SmgrRelation heap;
     private final Snapshot snapshot;
+    /** The relations of {@code table.indexes()}, in that order. */
+    private final List<SmgrRelation> indexRels;
+    /** The update's target page: its pinned buffer and block ({@code BulkInsertState}'s current buffer), -1 none. */
+    private int targetBuf = -1;
+    private long targetBlock = -1;
+    /** Heap blocks: the table's, then past every page appended. */
+    private long blocks;
+    private long indexEntriesAdded;
+    private final int[] extended = new int[1];
 
-    RowChanges(BufferSession session, TableInfo table, SmgrRelation heap, Snapshot snapshot) {
+    RowChanges(BufferSession session, TableInfo table, SmgrRelation heap, List<SmgrRelation> indexRels, Snapshot snapshot) {
         this.session = session;
         this.table = table;
         this.heap = heap;
+        this.indexRels = indexRels;
         this.snapshot = snapshot;
+        this.blocks = table.blocks();
     }
 
     /** The filter's column, checked against the table: an unknown column or a form its type cannot take is refused. */
@@ -85,6 +104,7 @@ final class RowChanges {
                             for (int i = 0; i < nhits; i++) {
                                 markDeleted(page, HeapPage.tupleOffset(page, hits[i]), block, hits[i], xid);
                             }
+                            HeapPage.setPrunable(page, xid);
                         } finally {
                             session.endModify(buf, true);
                         }
@@ -99,31 +119,45 @@ final class RowChanges {
         return deleted;
     }
 
-    /** The refusal when a new row version does not fit on its page. */
-    static final String NO_ROOM = "the new row version does not fit on its page; updates that move a row to another page"
-            + " are not supported yet";
-
-    /** The columns of a SET, checked against the table and its indexes; refused before a transaction id is used. */
+    /** The columns of a SET, checked against the table; refused before a transaction id is used. */
     static Column[] setColumns(TableInfo t, SetClause set) throws TableException {
         Column target = column(t, RowFilter.range(set.column(), 0, 0));
-        for (org.pageio.table.IndexInfo i : t.indexes()) {
-            if (i.columns().contains(target.name())) {
-                throw new TableException("UPDATE of " + t.name() + "." + target.name() + ": the column has index "
-                        + i.name() + ", and changing an indexed column needs a new index entry, which"
-                        + " is not supported yet (only heap-only updates of columns without an index)");
-            }
-        }
         Column source = set.source() == null ? null : column(t, RowFilter.range(set.source(), 0, 0));
         return new Column[] {target, source};
     }
 
+    /** {@code HEAP_XACT_MASK}: every transaction bit of {@code t_infomask}, cleared on a new version. */
+    static final int HEAP_XACT_MASK = 0xFFF0;
+    /** {@code HEAP2_XACT_MASK}: {@code HEAP_KEYS_UPDATED | HEAP_HOT_UPDATED | HEAP_ONLY_TUPLE}. */
+    static final int HEAP2_XACT_MASK = 0xE000;
+    /** {@code HEAP_MOVED} (old VACUUM FULL bits), cleared with {@code HEAP_XMAX_BITS} on the old version. */
+    static final int HEAP_MOVED = 0xC000;
+
     /**
-     * {@code heap_update} as a heap-only (HOT) update: for every visible row {@code where} selects, a
-     * new version with the column set, on the same page (new line pointer; {@code t_xmin} = the id,
-     * {@code HEAP_UPDATED | HEAP_XMAX_INVALID}, {@code HEAP_ONLY_TUPLE}); the old version gets
-     * {@code t_xmax} = the id, {@code HEAP_HOT_UPDATED} and {@code t_ctid} → the new line. No index
-     * changes: index scans reach the new version through the chain from the root line pointer.
-     * A page without room for all its new versions refuses the whole statement (the caller aborts).
+     * {@code heap_update} for every visible row {@code where} selects: a new version with the column
+     * set, and the old version pointing to it. Per page, under its content lock, after
+     * {@link #clearAllVisible}:
+     * <ul>
+     * <li><b>HOT</b> when the new version fits on the page and no indexed column's value changes
+     * (values compared, as {@code HeapDetermineColumnsInfo} does: {@code SET val = val + 0} on an
+     * indexed {@code val} is HOT): new line on the page, {@code HEAP_ONLY_TUPLE}; the old version
+     * {@code HEAP_HOT_UPDATED}; no index entry.
+     * <li><b>Non-HOT</b> otherwise: the new version on the same page when it fits, else on the
+     * target page ({@code RelationGetBufferForTuple} without a free space map: the relation's last
+     * page when it has room, else a page appended with {@link BufferSession#extendBy} and
+     * initialised), which stays pinned while it has room; under its content lock too (old page
+     * first: the lower block, as PostgreSQL orders the two), its {@code PD_ALL_VISIBLE} and map bits
+     * cleared. The old version has neither HOT bit; the new one gets an entry in every index of the
+     * table ({@link IndexInserter}, its key from the new version; {@code ExecInsertIndexTuples}),
+     * inserted after the heap pages' locks are released.
+     * </ul>
+     * Both: the new version {@code t_xmin} = the id, transaction bits cleared, {@code HEAP_UPDATED |
+     * HEAP_XMAX_INVALID}, {@code t_ctid} = itself; the old one {@code t_xmax} = the id,
+     * {@code HEAP_XMAX_BITS} cleared, {@code HEAP_KEYS_UPDATED} when an indexed column's value
+     * changed (PostgreSQL's key columns are those of unique indexes; pageio has none and counts
+     * every indexed column), {@code t_ctid} → the new version; the old page
+     * {@code PageSetPrunable(xid)}. New versions carry the id, which the statement's snapshot sees
+     * as running, so neither the page pass nor a later page finds them again.
      */
     long update(SetClause set, RowFilter where, int xid) throws IOException {
         Column c = column(table, where);
@@ -132,6 +166,7 @@ final class RowChanges {
         Column source = cols[1];
         Selection selection = new Selection(c, where);
         VisibilityMap vm = new VisibilityMap(session, heap, null);
+        Indexes ix = new Indexes(target);
         long updated = 0;
         int[] hits = new int[HeapPage.MAX_TUPLES];
         try (ReadStream stream = new ReadStream(session, heap, ReadStream.blockRange(0, table.blocks()),
@@ -146,13 +181,7 @@ final class RowChanges {
                     if (nhits == 0) {
                         continue;
                     }
-                    int need = 0;
-                    for (int i = 0; i < nhits; i++) {
-                        need += Page.maxAlign(HeapPage.lpLen(HeapPage.linePointer(page, hits[i]))) + HeapPage.LINE_POINTER_SIZE;
-                    }
-                    if (Page.upper(page) - Page.lower(page) < need || n + nhits > HeapPage.MAX_TUPLES) {
-                        throw new TableException("UPDATE of " + table.name() + " refused at block " + block + ": " + NO_ROOM);
-                    }
+                    ix.pending = 0;
                     session.beginModify(buf);
                     try {
                         clearAllVisible(page, vm, block);
@@ -160,45 +189,205 @@ final class RowChanges {
                             int line = hits[i];
                             int off = HeapPage.tupleOffset(page, line);
                             long v = newValue(page, off, target, source, set);
+                            long old = target.type() == ColumnType.INT8 ? HeapPage.getLong(page, off + target.offset())
+                                    : HeapPage.getInt(page, off + target.offset());
+                            boolean keyChanged = ix.targetIndexed && v != old;
                             int len = HeapPage.lpLen(HeapPage.linePointer(page, line));
-                            int newLine = HeapPage.lineCount(page) + 1;
-                            int newOff = Page.upper(page) - Page.maxAlign(len);
-                            MemorySegment.copy(page, off, page, newOff, len);
-                            page.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN),
-                                    Page.lower(page), newOff | (HeapPage.LP_NORMAL << 15) | (len << 17));
-                            Page.setLower(page, Page.lower(page) + HeapPage.LINE_POINTER_SIZE);
-                            Page.setUpper(page, newOff);
-                            // the new version
-                            HeapPage.setXmin(page, newOff, xid);
-                            HeapPage.setXmax(page, newOff, 0);
-                            HeapPage.setInfomask(page, newOff, (HeapPage.infomask(page, newOff)
-                                    & ~(Snapshot.HEAP_XMIN_FROZEN | Snapshot.HEAP_XMAX_BITS))
-                                    | Snapshot.HEAP_XMAX_INVALID | Snapshot.HEAP_UPDATED);
-                            HeapPage.setInfomask2(page, newOff, (HeapPage.infomask2(page, newOff)
-                                    & ~(Snapshot.HEAP_KEYS_UPDATED | Snapshot.HEAP_HOT_UPDATED)) | Snapshot.HEAP_ONLY_TUPLE);
-                            HeapPage.setCtid(page, newOff, block, newLine);
-                            if (target.type() == ColumnType.INT8) {
-                                HeapPage.setLong(page, newOff + target.offset(), v);
+                            boolean fits = fits(page, len);
+                            boolean hot = fits && !keyChanged;
+                            long newBlock = block;
+                            int newLine;
+                            if (fits) {
+                                newLine = addVersion(page, block, off, page, len, xid, hot, target, v);
                             } else {
-                                HeapPage.setInt(page, newOff + target.offset(), (int) v);
+                                int tbuf = targetPage(len, block, vm);
+                                MemorySegment tpage = session.page(tbuf);
+                                newBlock = targetBlock;
+                                session.beginModify(tbuf);
+                                try {
+                                    clearAllVisible(tpage, vm, newBlock);
+                                    newLine = addVersion(page, newBlock, off, tpage, len, xid, false, target, v);
+                                } finally {
+                                    session.endModify(tbuf, true);
+                                }
                             }
                             // the old version
                             HeapPage.setXmax(page, off, xid);
-                            HeapPage.setInfomask(page, off, HeapPage.infomask(page, off) & ~Snapshot.HEAP_XMAX_BITS);
-                            HeapPage.setInfomask2(page, off, HeapPage.infomask2(page, off) | Snapshot.HEAP_HOT_UPDATED);
-                            HeapPage.setCtid(page, off, block, newLine);
+                            HeapPage.setInfomask(page, off, HeapPage.infomask(page, off) & ~(Snapshot.HEAP_XMAX_BITS | HEAP_MOVED));
+                            int mask2 = HeapPage.infomask2(page, off) & ~(Snapshot.HEAP_KEYS_UPDATED | Snapshot.HEAP_HOT_UPDATED);
+                            HeapPage.setInfomask2(page, off, mask2 | (keyChanged ? Snapshot.HEAP_KEYS_UPDATED : 0)
+                                    | (hot ? Snapshot.HEAP_HOT_UPDATED : 0));
+                            HeapPage.setCtid(page, off, newBlock, newLine);
+                            if (!hot) {
+                                ix.add(page, off, target, v, newBlock, newLine);
+                            }
                         }
+                        HeapPage.setPrunable(page, xid);
                     } finally {
                         session.endModify(buf, true);
                     }
+                    ix.insertPending(); // ExecInsertIndexTuples: no heap page locked
                     updated += nhits;
                 } finally {
                     session.releaseBuffer(buf);
                     block++;
                 }
             }
+        } finally {
+            if (targetBuf >= 0) {
+                session.releaseBuffer(targetBuf);
+                targetBuf = -1;
+            }
         }
         return updated;
+    }
+
+    /** Heap blocks after the change: the table's, or more when pages were appended ({@code TableInfo.blocks} to record). */
+    long blocks() {
+        return blocks;
+    }
+
+    /** Index entries added (non-HOT updates × indexes). */
+    long indexEntriesAdded() {
+        return indexEntriesAdded;
+    }
+
+    private static boolean fits(MemorySegment page, int len) {
+        return Page.upper(page) - Page.lower(page) >= Page.maxAlign(len) + HeapPage.LINE_POINTER_SIZE
+                && HeapPage.lineCount(page) < HeapPage.MAX_TUPLES;
+    }
+
+    /**
+     * {@code RelationGetBufferForTuple} without a free space map: the pinned target page when a
+     * version of {@code len} bytes fits on it, else the relation's last page when it is not the page
+     * being changed ({@code oldBlock}) and has room, else a new page appended and initialised.
+     */
+    private int targetPage(int len, long oldBlock, VisibilityMap vm) throws IOException {
+        if (targetBuf >= 0 && fits(session.page(targetBuf), len)) {
+            return targetBuf;
+        }
+        if (targetBuf < 0) {
+            long last = heap.nblocks() - 1;
+            if (last > oldBlock) {
+                int b = session.readBuffer(heap, last, null);
+                MemorySegment p = session.page(b);
+                if (Page.isNew(p) || fits(p, len)) {
+                    targetBuf = b;
+                    targetBlock = last;
+                    blocks = Math.max(blocks, last + 1);
+                    if (Page.isNew(p)) { // extended, never written before a crash: PageInit, as RelationGetBufferForTuple
+                        session.beginModify(b);
+                        try {
+                            HeapPage.init(p);
+                        } finally {
+                            session.endModify(b, true);
+                        }
+                    }
+                    return b;
+                }
+                session.releaseBuffer(b);
+            }
+        } else {
+            session.releaseBuffer(targetBuf);
+            targetBuf = -1;
+        }
+        targetBlock = session.extendBy(heap, 1, extended, null); // RelationAddBlocks, one page at a time
+        targetBuf = extended[0];
+        if (targetBlock >= IndexBuilder.MAX_BLOCKS) {
+            throw new TableException("UPDATE of " + table.name() + ": the heap (relation " + heap + ") would pass "
+                    + IndexBuilder.MAX_BLOCKS + " blocks, the most a table may have");
+        }
+        blocks = Math.max(blocks, targetBlock + 1);
+        session.beginModify(targetBuf);
+        try {
+            HeapPage.init(session.page(targetBuf));
+        } finally {
+            session.endModify(targetBuf, true);
+        }
+        return targetBuf;
+    }
+
+    /**
+     * Adds to {@code dst} (block {@code dstBlock}; the caller holds its content lock and checked the
+     * room) a copy of the version at {@code off} of {@code src} with {@code target} set to {@code v},
+     * as a new version of transaction {@code xid}; returns its line.
+     */
+    private static int addVersion(MemorySegment src, long dstBlock, int off, MemorySegment dst, int len, int xid, boolean hot,
+            Column target, long v) {
+        int newLine = HeapPage.lineCount(dst) + 1;
+        int newOff = Page.upper(dst) - Page.maxAlign(len);
+        MemorySegment.copy(src, off, dst, newOff, len);
+        HeapPage.setLinePointer(dst, newLine, newOff, HeapPage.LP_NORMAL, len);
+        Page.setLower(dst, Page.lower(dst) + HeapPage.LINE_POINTER_SIZE);
+        Page.setUpper(dst, newOff);
+        HeapPage.setXmin(dst, newOff, xid);
+        HeapPage.setXmax(dst, newOff, 0);
+        HeapPage.setInfomask(dst, newOff, (HeapPage.infomask(dst, newOff) & ~HEAP_XACT_MASK)
+                | Snapshot.HEAP_XMAX_INVALID | Snapshot.HEAP_UPDATED);
+        HeapPage.setInfomask2(dst, newOff, (HeapPage.infomask2(dst, newOff) & ~HEAP2_XACT_MASK) | (hot ? Snapshot.HEAP_ONLY_TUPLE : 0));
+        HeapPage.setCtid(dst, newOff, dstBlock, newLine);
+        if (target.type() == ColumnType.INT8) {
+            HeapPage.setLong(dst, newOff + target.offset(), v);
+        } else {
+            HeapPage.setInt(dst, newOff + target.offset(), (int) v);
+        }
+        return newLine;
+    }
+
+    /**
+     * The table's indexes for a statement: their key columns, an {@link IndexInserter} each, and
+     * the entries one page's non-HOT versions need (key per index, heap TID), kept in arrays made
+     * once per statement and inserted after the page's lock is released.
+     */
+    private final class Indexes {
+        final Column[][] columns;
+        final IndexInserter[] inserters;
+        final boolean targetIndexed;
+        final long[] keys;
+        final long[] tidBlocks = new long[HeapPage.MAX_TUPLES];
+        final int[] tidLines = new int[HeapPage.MAX_TUPLES];
+        int pending;
+
+        Indexes(Column target) {
+            List<IndexInfo> list = table.indexes();
+            columns = new Column[list.size()][];
+            inserters = new IndexInserter[list.size()];
+            boolean indexed = false;
+            for (int i = 0; i < columns.length; i++) {
+                IndexInfo info = list.get(i);
+                columns[i] = info.columns().stream().map(table.shape()::column).toArray(Column[]::new);
+                inserters[i] = new IndexInserter(session, indexRels.get(i), info.name());
+                indexed |= info.columns().contains(target.name());
+            }
+            targetIndexed = indexed;
+            keys = new long[HeapPage.MAX_TUPLES * Math.max(1, columns.length)];
+        }
+
+        /** Records the entries of the new version of the row at {@code off} ({@code target} = {@code v}) at (block, line). */
+        void add(MemorySegment page, int off, Column target, long v, long block, int line) {
+            for (int i = 0; i < columns.length; i++) {
+                long key = 0;
+                for (int k = 0; k < columns[i].length; k++) {
+                    Column col = columns[i][k];
+                    long x = col == target ? v : col.type() == ColumnType.INT8 ? HeapPage.getLong(page, off + col.offset())
+                            : HeapPage.getInt(page, off + col.offset());
+                    key = k == 0 ? x : IndexPage.compositeKey(key, x);
+                }
+                keys[pending * columns.length + i] = key;
+            }
+            tidBlocks[pending] = block;
+            tidLines[pending++] = line;
+        }
+
+        void insertPending() throws IOException {
+            for (int p = 0; p < pending; p++) {
+                for (int i = 0; i < columns.length; i++) {
+                    inserters[i].insert(keys[p * columns.length + i], tidBlocks[p], tidLines[p]);
+                }
+            }
+            indexEntriesAdded += (long) pending * columns.length;
+            pending = 0;
+        }
     }
 
     /** What a {@link RowFilter} compares, resolved once per statement: the column's offset and width, a LIKE's bytes. */

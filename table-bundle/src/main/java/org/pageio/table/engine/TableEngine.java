@@ -340,7 +340,7 @@ public final class TableEngine implements TableService {
         return change(t, commit, -1, (changes, xid) -> changes.delete(where, xid));
     }
 
-    /** {@code UPDATE table SET … WHERE …} (heap-only updates), as {@link #delete(String, RowFilter, boolean)}. */
+    /** {@code UPDATE table SET … WHERE …} ({@code heap_update}, HOT or not), as {@link #delete(String, RowFilter, boolean)}. */
     synchronized long update(String table, org.pageio.table.SetClause set, RowFilter where, boolean commit) throws IOException {
         TableInfo t = table(table);
         RowChanges.column(t, where);
@@ -354,8 +354,12 @@ public final class TableEngine implements TableService {
 
     /**
      * Runs a row change in a new transaction. Before the commit is written, a checkpoint makes the
-     * changed heap and map pages durable: without WAL, a commit on disk must never name changes that
-     * are not (see the README, "Changing rows"). Any failure before the commit aborts the id. After
+     * changed heap, map and index pages durable: without WAL, a commit on disk must never name
+     * changes that are not (see the README, "Changing rows"); then, when the heap grew or index
+     * entries were added, the catalog records the heap's blocks (what scans read) and the indexes'
+     * sizes. A crash between that catalog write and the commit leaves pages holding only versions of
+     * an aborted transaction inside the recorded blocks: invisible. Any failure before the commit
+     * aborts the id. After
      * the commit, {@code n_live_tup} changes by {@code live} per row and {@code n_dead_tup} by one.
      */
     private long change(TableInfo t, boolean commit, int live, Change change) throws IOException {
@@ -363,8 +367,13 @@ public final class TableEngine implements TableService {
         boolean done = false;
         try {
             long n;
+            RowChanges changes;
+            List<IndexInfo> sizes;
             try (BufferSession s = pool.openSession(SESSION_KIND)) {
-                n = change.run(new RowChanges(s, t, heap(t), xacts.snapshot()), xid);
+                changes = new RowChanges(s, t, heap(t), t.indexes().stream().map(this::indexRelation).toList(),
+                        xacts.snapshot());
+                n = change.run(changes, xid);
+                sizes = changes.indexEntriesAdded() > 0 ? indexSizes(s, t) : null;
             } catch (UncheckedIOException e) {
                 throw new TableException("table " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
             }
@@ -374,6 +383,11 @@ public final class TableEngine implements TableService {
             }
             if (n > 0) {
                 pool.checkpoint();
+            }
+            if (changes.blocks() != t.blocks() || sizes != null) {
+                // scans read the heap up to the catalog's blocks: the pages appended (durable since the
+                // checkpoint) are recorded before the commit names the versions on them
+                catalog.putSizes(t.name(), changes.blocks(), sizes == null ? t.indexes() : sizes);
             }
             xacts.commit(xid);
             done = true;
@@ -396,6 +410,23 @@ public final class TableEngine implements TableService {
                 }
             }
         }
+    }
+
+    /** The table's indexes with their entries, blocks and height as their metapages and files have them now. */
+    private List<IndexInfo> indexSizes(BufferSession s, TableInfo t) throws IOException {
+        List<IndexInfo> out = new ArrayList<>();
+        for (IndexInfo i : t.indexes()) {
+            SmgrRelation rel = indexRelation(i);
+            int buf = s.readBuffer(rel, 0, null);
+            try {
+                MemorySegment meta = s.page(buf);
+                out.add(new IndexInfo(i.name(), i.column(), i.relNumber(), IndexPage.metaEntries(meta), rel.nblocks(),
+                        IndexPage.metaHeight(meta), i.columns()));
+            } finally {
+                s.releaseBuffer(buf);
+            }
+        }
+        return out;
     }
 
     private static IndexInfo index(TableInfo t, String column) throws TableException {

@@ -10,7 +10,8 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
 /**
  * Builds an index bottom-up from entries packed as {@link #pack}: sorts them, writes the leaves
  * (blocks 1..L, each linked to its right sibling), then each internal level above them until one
- * page remains (the root), then the metapage at block 0. Pages are built off-heap in chunks of
+ * page remains (the root; each internal entry holds its child's lowest (key, TID) as the
+ * separator), then the metapage at block 0 (version 3). Pages are built off-heap in chunks of
  * 512 and written with one {@code pwrite} per chunk, with checksums; the relation is fsynced.
  * Writes go around the buffer pool (the relation is new).
  */
@@ -23,9 +24,13 @@ public final class IndexBuilder {
     private IndexBuilder() {
     }
 
-    /** Packs an entry so that sorting the longs sorts by (key, block, line). */
+    /**
+     * Packs an entry so that sorting the longs sorts by (key, block, line): the signed 32-bit key
+     * in the high half (signed order of the longs is the keys' order, negative keys included), the
+     * TID ({@link #tid}) unsigned in the low half.
+     */
     public static long pack(long key, long block, int line) {
-        return ((key + (1L << 31)) << 32) | (block << 9) | line;
+        return (key << 32) | (block << 9) | line;
     }
 
     public static boolean keyFits(long key) {
@@ -33,7 +38,7 @@ public final class IndexBuilder {
     }
 
     static long key(long packed) {
-        return (packed >>> 32) - (1L << 31);
+        return packed >> 32;
     }
 
     static long block(long packed) {
@@ -145,6 +150,7 @@ public final class IndexBuilder {
             Writer w = new Writer(rel, arena.allocate((long) CHUNK * Page.SIZE, 4096), checksums);
             int leaves = Math.max(1, (n + IndexPage.CAPACITY - 1) / IndexPage.CAPACITY);
             long[] childKeys = new long[leaves];
+            long[] childTids = new long[leaves];
             long[] childBlocks = new long[leaves];
             for (int l = 0; l < leaves; l++) {
                 long block = w.next;
@@ -160,6 +166,7 @@ public final class IndexBuilder {
                     IndexPage.setSibling(page, block + 1);
                 }
                 childKeys[l] = to > from ? entries.key(from) : Long.MIN_VALUE;
+                childTids[l] = to > from ? tid(entries.block(from), entries.line(from)) : 0;
                 childBlocks[l] = block;
                 w.done(page, block);
             }
@@ -169,6 +176,7 @@ public final class IndexBuilder {
                 height++;
                 int parents = (count + IndexPage.CAPACITY - 1) / IndexPage.CAPACITY;
                 long[] pk = new long[parents];
+                long[] pt = new long[parents];
                 long[] pb = new long[parents];
                 for (int p = 0; p < parents; p++) {
                     long block = w.next;
@@ -177,17 +185,19 @@ public final class IndexBuilder {
                     int from = p * IndexPage.CAPACITY;
                     int to = Math.min(count, from + IndexPage.CAPACITY);
                     for (int i = from; i < to; i++) {
-                        IndexPage.setEntry(page, i - from, childKeys[i], childBlocks[i], 0);
+                        IndexPage.setInternal(page, i - from, childKeys[i], childBlocks[i], childTids[i]);
                     }
                     IndexPage.setCount(page, to - from);
                     if (p + 1 < parents) {
                         IndexPage.setSibling(page, block + 1);
                     }
                     pk[p] = childKeys[from];
+                    pt[p] = childTids[from];
                     pb[p] = block;
                     w.done(page, block);
                 }
                 childKeys = pk;
+                childTids = pt;
                 childBlocks = pb;
                 count = parents;
             }
