@@ -36,6 +36,7 @@ import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
 import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.xact.Snapshot;
 import org.pageio.heap.xact.Transactions;
 import org.pageio.table.RowFilter;
 
@@ -196,8 +197,8 @@ public final class TableEngine implements TableService {
         long[] entries = new long[cap];
         long[] tids = composite ? new long[cap] : null;
         int n = 0;
-        org.pageio.heap.xact.Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
-        try (BufferSession s = pool.openSession(SESSION_KIND);
+        try (Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
+                BufferSession s = pool.openSession(SESSION_KIND);
                 ReadStream stream = new ReadStream(s, heap, ReadStream.blockRange(0, t.blocks()),
                         ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD),
                         ReadStream.Options.DEFAULT)) {
@@ -210,7 +211,7 @@ public final class TableEngine implements TableService {
                 for (int line = 1; line <= lines; line++) {
                     // a changed page: one entry per row, at its chain's root with the visible version's key
                     // (heap-only tuples get none; a row no snapshot sees any more gets none)
-                    int off = allVisible ? HeapPage.tupleOffset(page, line) : rootVersion(snapshot, page, line);
+                    int off = rootVersion(snapshot, page, allVisible, line);
                     if (off < 0) {
                         continue;
                     }
@@ -276,8 +277,9 @@ public final class TableEngine implements TableService {
                 set.readStreamLookahead());
         boolean timing = set.trackIoTiming() != null ? set.trackIoTiming() : pool.settings().trackIoTiming();
         SmgrRelation heap = heap(t);
-        try (BufferSession s = pool.openSession(SESSION_KIND)) {
-            Scans scans = new Scans(s, opts, xacts.snapshot());
+        try (Snapshot snapshot = xacts.snapshot();
+                BufferSession s = pool.openSession(SESSION_KIND)) {
+            Scans scans = new Scans(s, opts, snapshot);
             return switch (req.kind()) {
                 case COUNT, FILTER -> scans.seqScan(req, t, heap, timing);
                 case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);
@@ -306,12 +308,22 @@ public final class TableEngine implements TableService {
         return Scans.plan(req, table(req.table()));
     }
 
-    private static int rootVersion(org.pageio.heap.xact.Snapshot snapshot, MemorySegment page, int line) {
+    /**
+     * The version of the row whose chain starts at {@code line} that {@code snapshot} sees (on an
+     * all-visible page, the one version there is), or -1 when the line starts no chain (a heap-only
+     * tuple, an {@code LP_DEAD} or {@code LP_UNUSED} line) or the snapshot sees none. A root
+     * pruned to {@code LP_REDIRECT} is indexed at its own line with the key of the member it leads to.
+     */
+    private static int rootVersion(Snapshot snapshot, MemorySegment page, boolean allVisible, int line) {
+        int lp = HeapPage.linePointer(page, line);
+        if (HeapPage.lpFlags(lp) == HeapPage.LP_REDIRECT) {
+            return allVisible ? HeapPage.tupleOffset(page, HeapPage.lpOff(lp)) : snapshot.hotSearch(page, line);
+        }
         int off = HeapPage.tupleOffset(page, line);
-        if (off < 0 || (HeapPage.infomask2(page, off) & org.pageio.heap.xact.Snapshot.HEAP_ONLY_TUPLE) != 0) {
+        if (off < 0 || (HeapPage.infomask2(page, off) & Snapshot.HEAP_ONLY_TUPLE) != 0) {
             return -1;
         }
-        return snapshot.hotSearch(page, line);
+        return allVisible ? off : snapshot.hotSearch(page, line);
     }
 
     @Override
@@ -363,8 +375,9 @@ public final class TableEngine implements TableService {
         boolean done = false;
         try {
             long n;
-            try (BufferSession s = pool.openSession(SESSION_KIND)) {
-                n = change.run(new RowChanges(s, t, heap(t), xacts.snapshot()), xid);
+            try (Snapshot snapshot = xacts.snapshot();
+                    BufferSession s = pool.openSession(SESSION_KIND)) {
+                n = change.run(new RowChanges(s, t, heap(t), snapshot), xid);
             } catch (UncheckedIOException e) {
                 throw new TableException("table " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
             }

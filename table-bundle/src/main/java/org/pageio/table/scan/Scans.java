@@ -593,13 +593,29 @@ public final class Scans {
 
     /**
      * The offset of the version of the row at {@code line} (an index entry's TID) that the snapshot
-     * sees, or -1 when it sees none ({@code heap_hot_search_buffer}): on an all-visible page the
-     * tuple at the line itself; otherwise the chain from that line is followed through
-     * {@code HEAP_HOT_UPDATED} tuples and their {@code t_ctid} on the same page, and the first
-     * visible version is returned (at most one version of a row is visible to a snapshot).
+     * sees, or -1 when it sees none ({@code heap_hot_search_buffer}, {@link Snapshot#hotSearch}): the
+     * chain from that line is followed through a root pruned to {@code LP_REDIRECT}, then
+     * {@code HEAP_HOT_UPDATED} tuples and their {@code t_ctid} on the same page, and the first visible
+     * version is returned (at most one version of a row is visible to a snapshot). On an all-visible
+     * page every tuple is visible and a chain has one member left: the tuple at the line, or the one
+     * its redirect leads to.
      */
     int visibleTuple(MemorySegment page, boolean allVisible, int line) {
-        return allVisible ? HeapPage.tupleOffset(page, line) : snapshot.hotSearch(page, line);
+        if (!allVisible) {
+            return snapshot.hotSearch(page, line);
+        }
+        int lines = HeapPage.lineCount(page);
+        if (line < 1 || line > lines) {
+            return -1;
+        }
+        int lp = HeapPage.linePointer(page, line);
+        if (HeapPage.lpFlags(lp) == HeapPage.LP_REDIRECT) {
+            line = HeapPage.lpOff(lp);
+            if (line < 1 || line > lines) {
+                return -1;
+            }
+        }
+        return HeapPage.tupleOffset(page, line);
     }
 
     private static Column intColumn(TableInfo t, String name) {
