@@ -166,6 +166,21 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     /**
+     * Takes the cleanup lock of a buffer this session pins once, if it can at once (PostgreSQL's
+     * {@code ConditionalLockBufferForCleanup}): the content lock, taken only when no other pin
+     * exists, and held so that no other session pins the buffer until {@link #endModify} (a pin
+     * asked for meanwhile waits). The holder may then move tuples on the page (pruning's
+     * {@code PageRepairFragmentation}), which sessions that read pinned pages without a content lock
+     * could otherwise see half moved. Returns false, holding nothing more than the pin, when another
+     * session pins the buffer, modifies it or a write of it is in flight; the caller skips the work,
+     * as {@code heap_page_prune_opt} does. Keep the section short and take no pin of this buffer in it.
+     */
+    public boolean conditionalLockForCleanup(int buf) {
+        refuseIfNotDurable(pool.storage().relation(BufferPool.tagRelation(pool.tags[buf])));
+        return pool.tryLockForCleanup(buf);
+    }
+
+    /**
      * A page of a relation whose fsync failed is not changed: the change could never be made
      * durable, and reporting it done would lose it silently.
      *
@@ -179,7 +194,8 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     /**
-     * Releases the content lock taken by {@link #beginModify}, marking the buffer dirty when
+     * Releases the content lock taken by {@link #beginModify} (or the cleanup lock taken by
+     * {@link #conditionalLockForCleanup}), marking the buffer dirty when
      * {@code changed} (PostgreSQL's {@code MarkBufferDirty} + unlock). The checksum is computed when
      * the page is written, not here.
      */

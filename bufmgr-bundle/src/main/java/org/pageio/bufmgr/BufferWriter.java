@@ -143,7 +143,7 @@ final class BufferWriter {
             if ((s & BufferPool.LOCKED) == 0) {
                 throw new IllegalStateException("endModify of buffer " + buf + " that is not locked");
             }
-            long n = s & ~BufferPool.LOCKED;
+            long n = s & ~(BufferPool.LOCKED | BufferPool.CLEANUP);
             if (dirty) {
                 n |= BufferPool.DIRTY;
             }
