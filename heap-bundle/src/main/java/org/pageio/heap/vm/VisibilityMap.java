@@ -227,6 +227,41 @@ public final class VisibilityMap {
     }
 
     /**
+     * {@code visibilitymap_pin}: pins in {@code vmbuf} the map page that holds heap block
+     * {@code heapBlk}, extending the map to it first, so that {@link #set(long, int, VmBuffer)} can
+     * run under the heap page's lock without reading or extending anything (PostgreSQL pins the map
+     * page before it locks the heap page). The pin moves only when the map page changes.
+     */
+    public void pin(long heapBlk, VmBuffer vmbuf) throws IOException {
+        long mapBlock = heapBlkToMapBlock(heapBlk);
+        if (vmbuf.mapBlock == mapBlock) {
+            return;
+        }
+        vmbuf.close();
+        extend(mapBlock + 1);
+        vmbuf.buf = vmbuf.reads.read(vm, mapBlock, strategy);
+        vmbuf.mapBlock = mapBlock;
+    }
+
+    /**
+     * {@code visibilitymap_set} on the map page {@link #pin} pinned in {@code vmbuf}: sets
+     * {@code flags} for heap block {@code heapBlk} under the map page's content lock, taken inside
+     * the heap page's lock the caller holds (PostgreSQL's order); returns the bits as they were.
+     * {@code PD_ALL_VISIBLE} is set on the heap page first, by the caller.
+     *
+     * @throws IllegalStateException when {@code vmbuf} does not pin the map page of {@code heapBlk}
+     */
+    public int set(long heapBlk, int flags, VmBuffer vmbuf) {
+        checkFlags(flags);
+        long mapBlock = heapBlkToMapBlock(heapBlk);
+        if (vmbuf.mapBlock != mapBlock) {
+            throw new IllegalStateException("visibilitymap_set for heap block " + heapBlk + " of " + vm
+                    + ": its map block " + mapBlock + " is not pinned (pin it before locking the heap page)");
+        }
+        return change(vmbuf.buf, heapBlk, flags, true);
+    }
+
+    /**
      * Clears {@code flags} for heap block {@code heapBlk} ({@code visibilitymap_clear}); returns
      * whether a bit was set. Nothing to clear beyond the map's end or without a map.
      */

@@ -59,6 +59,23 @@ public final class TableEngine implements TableService {
     /** How long {@link #drop} waits for other sessions' pins (PostgreSQL's DROP waits for its lock). */
     private volatile Duration dropWait = Duration.ofSeconds(30);
 
+    /**
+     * {@code scan_sets_visibility_map}: whether sequential and bitmap heap scans prune the pages they
+     * read and set visibility map bits (PostgreSQL 19), unless a scan's {@link ScanSettings} says
+     * otherwise. Read at each scan's start: a change applies to the next scan.
+     */
+    private volatile boolean scanSetsVisibilityMap = true;
+
+    /** Sets {@code scan_sets_visibility_map} for the scans that start from now on. */
+    public void setScanSetsVisibilityMap(boolean on) {
+        this.scanSetsVisibilityMap = on;
+    }
+
+    /** {@code scan_sets_visibility_map} now. */
+    public boolean scanSetsVisibilityMap() {
+        return scanSetsVisibilityMap;
+    }
+
     /** Sets how long {@link #drop} waits for a scan that still pins the table before it refuses. */
     public void setDropWait(Duration wait) {
         this.dropWait = wait;
@@ -276,10 +293,11 @@ public final class TableEngine implements TableService {
         ReadStream.Options opts = new ReadStream.Options(set.effectiveIoConcurrency(), set.ioCombineLimit(),
                 set.readStreamLookahead());
         boolean timing = set.trackIoTiming() != null ? set.trackIoTiming() : pool.settings().trackIoTiming();
+        boolean setsVm = set.scanSetsVisibilityMap() != null ? set.scanSetsVisibilityMap() : scanSetsVisibilityMap;
         SmgrRelation heap = heap(t);
-        try (Snapshot snapshot = xacts.snapshot();
+        try (Snapshot snapshot = xacts.snapshot(); // registered before the scan's cutoffs are taken
                 BufferSession s = pool.openSession(SESSION_KIND)) {
-            Scans scans = new Scans(s, opts, snapshot);
+            Scans scans = new Scans(s, opts, snapshot, setsVm ? xacts : null);
             return switch (req.kind()) {
                 case COUNT, FILTER -> scans.seqScan(req, t, heap, timing);
                 case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);
