@@ -39,6 +39,18 @@ import org.pageio.heap.PageReads;
  * page before {@link #set} (the page flag and the map bit must agree: the bit may be set only when
  * the flag is), and clearing the flag with {@link #clear}. There is no WAL: pageio has none.
  *
+ * <p><b>Who sets bits, and the scans' crash rule.</b> The loader, VACUUM, and the sequential and
+ * bitmap heap scans after pruning a page on access ({@code scan_sets_visibility_map}). A scan sets a
+ * page's bits only when, after pruning under the page's cleanup lock, it has no {@code LP_DEAD} line
+ * and every tuple on it is visible to all; it sets {@code PD_ALL_VISIBLE}, then the bits
+ * ({@link #pin} before the heap page is locked, {@link #set(long, int, VmBuffer)} inside it). Without
+ * WAL the two pages reach the disk in either order; the bit's claim holds for the page's committed
+ * content either way: pruning removed only what no snapshot could see, and every index entry points
+ * at a root that leads, before pruning as after, to exactly one tuple visible to all (an
+ * {@code LP_NORMAL} visible tuple, or a dead chain ending in one; a dead tuple no chain continues
+ * would have left an {@code LP_DEAD} line, which blocks the bit). heap-bundle/README.md, "The
+ * visibility map", says what a change must do about a bit whose page flag a crash lost.
+ *
  * <p>One instance per session and heap relation; the session's thread only. Readers take no lock
  * ({@code visibilitymap_get_status} neither): a bit read while another session changes it is the
  * old value or the new one.
