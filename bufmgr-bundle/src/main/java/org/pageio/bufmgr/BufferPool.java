@@ -75,6 +75,12 @@ public final class BufferPool implements AutoCloseable {
     static final long LOCKED = 1L << 27;
     /** Written, but not yet known durable: not reusable for another block (see the class comment). */
     static final long UNSYNCED = 1L << 28;
+    /**
+     * With {@link #LOCKED}: the cleanup lock ({@link BufferSession#conditionalLockForCleanup}), taken
+     * by the buffer's only pinner; no new pin is taken while it is set, so the holder may move
+     * tuples on the page that readers (who take no content lock) would otherwise be reading.
+     */
+    static final long CLEANUP = 1L << 29;
 
     static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final System.Logger LOG = System.getLogger("org.pageio.bufmgr");
@@ -337,6 +343,10 @@ public final class BufferPool implements AutoCloseable {
     boolean pinIfTagged(int buf, long key, boolean ring) {
         for (;;) {
             long s = state(buf);
+            if ((s & CLEANUP) != 0) {
+                Thread.yield(); // the only pinner is rearranging the page: short, and it takes no pin of ours
+                continue;
+            }
             long n = s + REFCOUNT_ONE;
             int usage = usage(s);
             if (usage < (ring ? 1 : MAX_USAGE)) {
@@ -353,6 +363,23 @@ public final class BufferPool implements AutoCloseable {
         }
         unpin(buf);
         return false;
+    }
+
+    /**
+     * {@code ConditionalLockBufferForCleanup}: takes the content lock of {@code buf} with
+     * {@link #CLEANUP} when the caller's is its only pin, it is valid, not locked and not under
+     * I/O; false, taking nothing, otherwise.
+     */
+    boolean tryLockForCleanup(int buf) {
+        for (;;) {
+            long s = state(buf);
+            if (refcount(s) != 1 || (s & VALID) == 0 || (s & (LOCKED | IO_IN_PROGRESS)) != 0) {
+                return false;
+            }
+            if (casState(buf, s, s | LOCKED | CLEANUP)) {
+                return true;
+            }
+        }
     }
 
     /** Adds a pin to a buffer the caller already pins (the AIO pin). */

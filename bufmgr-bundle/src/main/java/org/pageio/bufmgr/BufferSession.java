@@ -159,12 +159,11 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * {@code LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE)}): waits while a write of the page is in flight
      * and while another session modifies it. Change the page, then {@link #endModify}.
      *
-     * <p><b>Readers and the content lock.</b> Readers take no lock of their own: a reader pins the
-     * page, then {@link #awaitUnlocked}, then reads. Under this lock a change keeps every byte a
-     * reader may be reading meaningful at each store (a tuple's header fields change in place, a
-     * new tuple is written before the line pointer that points at it, and that line pointer before
-     * {@code pd_lower}); moving tuples (pruning's defragmentation) needs {@link #conditionalLockForCleanup},
-     * which no other pin may coexist with.
+     * <p><b>Readers and the content lock.</b> Readers take no lock of their own; they read pinned
+     * pages. Under this lock a change keeps every byte a reader may be reading meaningful at each
+     * store (a tuple's header fields change in place, a new tuple is written before the line pointer
+     * that points at it, and that line pointer before {@code pd_lower}); moving tuples (pruning's
+     * defragmentation) needs {@link #conditionalLockForCleanup}, which no other pin may coexist with.
      */
     public void beginModify(int buf) {
         refuseIfNotDurable(pool.storage().relation(BufferPool.tagRelation(pool.tags[buf]))); // the tag is stable: pinned
@@ -172,31 +171,18 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     /**
-     * The content lock for cleanup ({@code ConditionalLockBufferForCleanup}): granted only when this
-     * session's pin is the only pin of the buffer, so no reader has the page and none can read it
-     * until {@link #endModify} (a reader pins first, then {@link #awaitUnlocked}). Under it tuples may
-     * move on the page. Returns false, taking nothing, when another pin, a write in flight or
-     * another lock holder exists: the caller goes on without cleaning the page, as PostgreSQL's
-     * on-access pruning and {@code lazy_scan_noprune} do.
+     * Takes the cleanup lock of a buffer this session pins once, if it can at once (PostgreSQL's
+     * {@code ConditionalLockBufferForCleanup}): the content lock, taken only when no other pin
+     * exists, and held so that no other session pins the buffer until {@link #endModify} (a pin
+     * asked for meanwhile waits). The holder may then move tuples on the page (pruning's
+     * {@code PageRepairFragmentation}), which sessions that read pinned pages without a content lock
+     * could otherwise see half moved. Returns false, holding nothing more than the pin, when another
+     * session pins the buffer, modifies it or a write of it is in flight; the caller skips the work,
+     * as {@code heap_page_prune_opt} does. Keep the section short and take no pin of this buffer in it.
      */
     public boolean conditionalLockForCleanup(int buf) {
         refuseIfNotDurable(pool.storage().relation(BufferPool.tagRelation(pool.tags[buf])));
-        return writer().tryLockForCleanup(buf);
-    }
-
-    /**
-     * Waits while another session holds the content lock of a buffer this session pins: what a reader
-     * calls after pinning and before reading the page's tuples (PostgreSQL's readers take
-     * {@code BUFFER_LOCK_SHARE}; pageio's wait only for the lock to be free, see {@link #beginModify}).
-     * One volatile read when the page is not locked; never call it holding the buffer's lock.
-     */
-    public void awaitUnlocked(int buf) {
-        while ((pool.state(buf) & BufferPool.LOCKED) != 0) {
-            Thread.onSpinWait();
-            if ((pool.state(buf) & BufferPool.LOCKED) != 0) {
-                Thread.yield();
-            }
-        }
+        return pool.tryLockForCleanup(buf);
     }
 
     /**
@@ -213,7 +199,8 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     /**
-     * Releases the content lock taken by {@link #beginModify}, marking the buffer dirty when
+     * Releases the content lock taken by {@link #beginModify} (or the cleanup lock taken by
+     * {@link #conditionalLockForCleanup}), marking the buffer dirty when
      * {@code changed} (PostgreSQL's {@code MarkBufferDirty} + unlock). The checksum is computed when
      * the page is written, not here.
      */

@@ -136,20 +136,6 @@ final class BufferWriter {
         }
     }
 
-    /**
-     * The content lock only when the caller's pin is the only one ({@code ConditionalLockBufferForCleanup}):
-     * one CAS from "pinned once, valid, not locked, no I/O" to locked. A write in flight holds a pin
-     * of its own, so it also keeps the lock from being granted. False, and nothing taken, otherwise.
-     */
-    boolean tryLockForCleanup(int buf) {
-        long s = pool.state(buf);
-        if (BufferPool.refcount(s) != 1 || (s & BufferPool.VALID) == 0
-                || (s & (BufferPool.IO_IN_PROGRESS | BufferPool.LOCKED)) != 0) {
-            return false;
-        }
-        return pool.casState(buf, s, s | BufferPool.LOCKED);
-    }
-
     /** Releases the content lock, marking the buffer dirty when {@code dirty}. */
     void unlockModified(int buf, boolean dirty) {
         for (;;) {
@@ -157,7 +143,7 @@ final class BufferWriter {
             if ((s & BufferPool.LOCKED) == 0) {
                 throw new IllegalStateException("endModify of buffer " + buf + " that is not locked");
             }
-            long n = s & ~BufferPool.LOCKED;
+            long n = s & ~(BufferPool.LOCKED | BufferPool.CLEANUP);
             if (dirty) {
                 n |= BufferPool.DIRTY;
             }

@@ -17,6 +17,10 @@
  *
  * <p>2.3.0: {@link org.pageio.bufmgr.BufMgrSettings#readStreamPolicy()} ({@code read_stream_policy}):
  * PostgreSQL's look-ahead alone, or with pageio's look-ahead policies.
+ *
+ * <p>2.4.0: {@link org.pageio.bufmgr.BufferSession#conditionalLockForCleanup} (PostgreSQL's
+ * {@code ConditionalLockBufferForCleanup}): the content lock of a buffer only its taker pins, no
+ * new pin until it is released.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.4.0")

@@ -458,4 +458,46 @@ class BufferWriteTest extends PoolTestBase {
             assertThrows(IllegalStateException.class, () -> s.beginModify(buf));
         }
     }
+
+    @Test
+    void aCleanupLockIsTakenOnlyByTheOnlyPinnerAndHoldsNewPinsOffUntilReleased() throws Exception {
+        pool(new SyncIoMethod(), small().build());
+        SmgrRelation rel = relation(71100, 4);
+        try (BufferSession s = pool.openSession("client"); BufferSession other = pool.openSession("client")) {
+            int buf = s.readBuffer(rel, 1, null);
+            int theirs = other.readBuffer(rel, 1, null);
+            assertFalse(s.conditionalLockForCleanup(buf), "another session pins the buffer");
+            assertEquals(2, pool.pinCount(buf), "nothing taken by the refusal");
+            other.releaseBuffer(theirs);
+            s.beginModify(buf);
+            assertFalse(s.conditionalLockForCleanup(buf), "the buffer is being modified");
+            s.endModify(buf, false);
+
+            assertTrue(s.conditionalLockForCleanup(buf));
+            WriteTestPages.fill(s.page(buf), 71100, 1, 1); // a page half rearranged, as a reader must never see it
+            int[] seen = {-2};
+            Thread reader = new Thread(() -> {
+                try (BufferSession r = pool.openSession("client")) {
+                    int b = r.readBuffer(rel, 1, null); // waits for the cleanup lock's release
+                    seen[0] = WriteTestPages.generation(r.page(b), 71100, 1, 2);
+                    r.releaseBuffer(b);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            reader.start();
+            WriteTestPages.fill(s.page(buf), 71100, 1, 2);
+            assertEquals(1, pool.pinCount(buf), "no pin taken while the cleanup lock is held");
+            s.endModify(buf, true);
+            reader.join();
+            assertEquals(2, seen[0], "the reader pinned the page only once it was whole again");
+            assertTrue(pool.isDirty(buf));
+            s.releaseBuffer(buf);
+            int again = s.readBuffer(rel, 1, null);
+            s.beginModify(again); // LOCKED and CLEANUP both cleared by endModify
+            s.endModify(again, false);
+            s.releaseBuffer(again);
+        }
+        assertEquals(0, pool.pinnedBuffers());
+    }
 }

@@ -45,6 +45,8 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
     public static final String BUFMGR_PID = "org.pageio.bufmgr";
     public static final String WORKER_PID = "org.pageio.method.worker";
     public static final String URING_PID = "org.pageio.method.uring";
+    /** The table service's PID: {@code scan_sets_visibility_map}, applied live to the next scan. */
+    public static final String TABLE_PID = "org.pageio.table";
     /** The property {@code io_method} is derived from. */
     public static final String METHOD_TARGET = "ioMethod.target";
     public static final String IO_METHOD = "io_method";
@@ -92,7 +94,10 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("bgwriter_lru_maxpages", Unit.NONE, "sighup", false),
             new Known("bgwriter_lru_multiplier", Unit.NONE, "sighup", false),
             new Known("io_hang_warning", Unit.MS, "sighup", false),
-            new Known("io_uring_force_async", Unit.NONE, "pageio", false));
+            new Known("io_uring_force_async", Unit.NONE, "pageio", false),
+            // pageio's switch between PostgreSQL 19's read-only scans that set the visibility map on
+            // access (on) and PostgreSQL 18's, where only VACUUM sets it (off); PostgreSQL has no GUC for it
+            new Known("scan_sets_visibility_map", Unit.NONE, "pageio", false));
 
     static Known known(String name) {
         for (Known k : CATALOG) {
@@ -104,12 +109,12 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
     }
 
     /**
-     * How a change of this PID is applied: the worker pool and io_uring take it live; the buffer manager swaps
+     * How a change of this PID is applied: the worker pool, io_uring and the table service take it live; the buffer manager swaps
      * the method live (io_method and the io_method_* settings), restarts its background writer
      * with the bgwriter_* settings, and restarts itself for the rest.
      */
     static String appliesFor(String pid) {
-        return WORKER_PID.equals(pid) || URING_PID.equals(pid) ? "live" : "restart";
+        return WORKER_PID.equals(pid) || URING_PID.equals(pid) || TABLE_PID.equals(pid) ? "live" : "restart";
     }
 
     /** {@link #appliesFor(String)} for one setting. */

@@ -34,7 +34,7 @@ import org.pageio.report.TextTable;
 /**
  * {@code pageio:settings} (PostgreSQL's {@code pg_settings} for our PIDs) and {@code pageio:set NAME
  * VALUE}. Definitions come from the Metatype OCDs of {@value Setting#BUFMGR_PID},
- * {@value Setting#WORKER_PID} and {@value Setting#URING_PID}, values from ConfigAdmin; {@code io_method} is derived from
+ * {@value Setting#WORKER_PID}, {@value Setting#URING_PID} and {@value Setting#TABLE_PID}, values from ConfigAdmin; {@code io_method} is derived from
  * {@code ioMethod.target}. A value set here is marked in the configuration's private property
  * {@value #CONSOLE_MARK} (not propagated to service properties), so its source shows as
  * {@code console}; any other stored value shows as {@code configuration file}.
@@ -47,7 +47,7 @@ public final class SettingsService {
 
     static final String[] HEADER = {"name", "setting", "unit", "source", "context", "applies", "range"};
 
-    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID, Setting.URING_PID);
+    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID, Setting.URING_PID, Setting.TABLE_PID);
 
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
@@ -458,7 +458,7 @@ public final class SettingsService {
         }
     }
 
-    /** The settings of both PIDs, by name: Metatype's attributes, with io_method in place of ioMethod.target. */
+    /** The settings of every PID, by name: Metatype's attributes, with io_method in place of ioMethod.target. */
     Map<String, Defined> definitions() {
         Map<String, Defined> defs = new java.util.LinkedHashMap<>();
         for (String pid : PIDS) {

@@ -67,6 +67,8 @@ class SettingTest {
     static final Setting LOOKAHEAD = setting(new Ad("read_stream_lookahead", AttributeDefinition.STRING, "pg19", null, null,
             "pg18", "pg19"), Setting.BUFMGR_PID);
     static final Setting METHOD = Setting.ioMethod(List.of("sync", "worker"), "worker");
+    static final Setting SCAN_SETS_VM = setting(new Ad("scan_sets_visibility_map", AttributeDefinition.BOOLEAN, "true", null,
+            null), Setting.TABLE_PID);
     // as bufmgr's BufMgrConfig declares them
     static final Setting BG_DELAY = setting(new Ad("bgwriter_delay", AttributeDefinition.INTEGER, "200", 10, 10000),
             Setting.BUFMGR_PID);
@@ -126,6 +128,10 @@ class SettingTest {
         assertEquals("postmaster", SHARED.context());
         assertEquals("sighup", IDLE.context());
         assertEquals("live", IDLE.applies());
+        assertEquals("pageio", SCAN_SETS_VM.context(), "pageio's own: PostgreSQL has no such GUC");
+        assertEquals("live", SCAN_SETS_VM.applies(), "the table service reads it at each scan's start");
+        assertEquals("on, off", SCAN_SETS_VM.range());
+        assertEquals(Boolean.TRUE, SCAN_SETS_VM.defaultValue());
         assertEquals("8kB", SHARED.unit().label);
         assertEquals("ms", IDLE.unit().label);
     }

@@ -104,7 +104,7 @@ public final class TableCommands {
             + " an index on (COL1, COL2), e.g. ios p 'cat = 50' val 100 5000) | checksums T")
     public String scan(
             @Descriptor("settings for this scan, like SET: effective_io_concurrency=N,io_combine_limit=N,"
-                    + "read_stream_lookahead=pg18|pg19,track_io_timing=on")
+                    + "read_stream_lookahead=pg18|pg19,track_io_timing=on,scan_sets_visibility_map=on|off")
             @Parameter(names = {"--set"}, absentValue = "") String set,
             @Descriptor("the scan and its arguments") String... scan) throws IOException {
         return tables.scan(ScanRequest.parse(scan).with(ScanSettings.parse(set))).summary();

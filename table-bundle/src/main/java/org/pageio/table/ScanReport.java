@@ -18,8 +18,43 @@ import java.util.Locale;
 public record ScanReport(ScanRequest request, long rows, long count, long sumLength, long executionNanos, boolean trackIoTiming,
         PlanNode plan, List<BadBlock> badBlocks) {
 
+    /** The scan node's property: heap pages the scan pruned ({@code scan_sets_visibility_map}). @since 2.1.0 */
+    public static final String PAGES_PRUNED = "Pages Pruned";
+    /** The scan node's property: heap pages the scan marked all-visible in the visibility map. @since 2.1.0 */
+    public static final String PAGES_SET_ALL_VISIBLE = "Pages Set All-Visible";
+
     public ScanReport {
         badBlocks = List.copyOf(badBlocks);
+    }
+
+    /** The first property {@code name} along the plan's first-child path, as a number; 0 without it. */
+    private long property(String name) {
+        for (PlanNode n = plan; n != null; n = n.children().isEmpty() ? null : n.children().get(0)) {
+            for (String[] p : n.properties()) {
+                if (p[0].equals(name)) {
+                    return Long.parseLong(p[1]);
+                }
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Heap pages the sequential or bitmap heap scan pruned on access ({@code scan_sets_visibility_map
+     * = on}); 0 for other scans, with the setting off, and for a plan that did not run.
+     * @since 2.1.0
+     */
+    public long pagesPruned() {
+        return property(PAGES_PRUNED);
+    }
+
+    /**
+     * Heap pages the scan marked all-visible ({@code PD_ALL_VISIBLE} and the visibility map's bits)
+     * after pruning them; 0 as for {@link #pagesPruned}.
+     * @since 2.1.0
+     */
+    public long pagesSetAllVisible() {
+        return property(PAGES_SET_ALL_VISIBLE);
     }
 
     /** Buffers found in shared buffers over the whole scan. */
@@ -38,14 +73,7 @@ public record ScanReport(ScanRequest request, long rows, long count, long sumLen
      * @since 1.6.0
      */
     public long heapFetches() {
-        for (PlanNode n = plan; n != null; n = n.children().isEmpty() ? null : n.children().get(0)) {
-            for (String[] p : n.properties()) {
-                if (p[0].equals("Heap Fetches")) {
-                    return Long.parseLong(p[1]);
-                }
-            }
-        }
-        return 0;
+        return property("Heap Fetches");
     }
 
     /** The read-stream figures of the scan node (the first node that has them). */

@@ -16,9 +16,13 @@
  * ({@link org.pageio.table.TableService#tupleStats}, {@link org.pageio.table.TupleStats}).
  *
  * <p>2.0.0: {@code HeapPage} moved to the heap bundle ({@code org.pageio.heap.HeapPage}).
+ *
+ * <p>2.1.0: {@code scan_sets_visibility_map} ({@link org.pageio.table.ScanSettings#scanSetsVisibilityMap}) and
+ * what on-access pruning did ({@link org.pageio.table.ScanReport#pagesPruned},
+ * {@link org.pageio.table.ScanReport#pagesSetAllVisible}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.pageio.table;
 
 import org.pageio.heap.HeapPage;

@@ -39,6 +39,18 @@ import org.pageio.heap.PageReads;
  * page before {@link #set} (the page flag and the map bit must agree: the bit may be set only when
  * the flag is), and clearing the flag with {@link #clear}. There is no WAL: pageio has none.
  *
+ * <p><b>Who sets bits, and the scans' crash rule.</b> The loader, VACUUM, and the sequential and
+ * bitmap heap scans after pruning a page on access ({@code scan_sets_visibility_map}). A scan sets a
+ * page's bits only when, after pruning under the page's cleanup lock, it has no {@code LP_DEAD} line
+ * and every tuple on it is visible to all; it sets {@code PD_ALL_VISIBLE}, then the bits
+ * ({@link #pin} before the heap page is locked, {@link #set(long, int, VmBuffer)} inside it). Without
+ * WAL the two pages reach the disk in either order; the bit's claim holds for the page's committed
+ * content either way: pruning removed only what no snapshot could see, and every index entry points
+ * at a root that leads, before pruning as after, to exactly one tuple visible to all (an
+ * {@code LP_NORMAL} visible tuple, or a dead chain ending in one; a dead tuple no chain continues
+ * would have left an {@code LP_DEAD} line, which blocks the bit). heap-bundle/README.md, "The
+ * visibility map", says what a change must do about a bit whose page flag a crash lost.
+ *
  * <p>One instance per session and heap relation; the session's thread only. Readers take no lock
  * ({@code visibilitymap_get_status} neither): a bit read while another session changes it is the
  * old value or the new one.
@@ -224,6 +236,41 @@ public final class VisibilityMap {
         } finally {
             session.releaseBuffer(buf);
         }
+    }
+
+    /**
+     * {@code visibilitymap_pin}: pins in {@code vmbuf} the map page that holds heap block
+     * {@code heapBlk}, extending the map to it first, so that {@link #set(long, int, VmBuffer)} can
+     * run under the heap page's lock without reading or extending anything (PostgreSQL pins the map
+     * page before it locks the heap page). The pin moves only when the map page changes.
+     */
+    public void pin(long heapBlk, VmBuffer vmbuf) throws IOException {
+        long mapBlock = heapBlkToMapBlock(heapBlk);
+        if (vmbuf.mapBlock == mapBlock) {
+            return;
+        }
+        vmbuf.close();
+        extend(mapBlock + 1);
+        vmbuf.buf = vmbuf.reads.read(vm, mapBlock, strategy);
+        vmbuf.mapBlock = mapBlock;
+    }
+
+    /**
+     * {@code visibilitymap_set} on the map page {@link #pin} pinned in {@code vmbuf}: sets
+     * {@code flags} for heap block {@code heapBlk} under the map page's content lock, taken inside
+     * the heap page's lock the caller holds (PostgreSQL's order); returns the bits as they were.
+     * {@code PD_ALL_VISIBLE} is set on the heap page first, by the caller.
+     *
+     * @throws IllegalStateException when {@code vmbuf} does not pin the map page of {@code heapBlk}
+     */
+    public int set(long heapBlk, int flags, VmBuffer vmbuf) {
+        checkFlags(flags);
+        long mapBlock = heapBlkToMapBlock(heapBlk);
+        if (vmbuf.mapBlock != mapBlock) {
+            throw new IllegalStateException("visibilitymap_set for heap block " + heapBlk + " of " + vm
+                    + ": its map block " + mapBlock + " is not pinned (pin it before locking the heap page)");
+        }
+        return change(vmbuf.buf, heapBlk, flags, true);
     }
 
     /**

@@ -18,9 +18,14 @@ import org.pageio.heap.HeapPage;
  * pageio sets no hint bits while reading (a scan never dirties a page): it asks the clog, and
  * caches the last few answers per snapshot.
  *
- * <p>One scan's: the calling thread only (the cache is not shared).
+ * <p><b>Registered while open.</b> {@link Transactions#snapshot} registers it with its {@link #xmin}
+ * (the lowest id running when it was taken, or {@link #xmax}); {@link #close} unregisters it.
+ * While it is open, {@link Transactions#oldestXmin} is at most its {@code xmin}, so pruning never
+ * removes a tuple it can see. Take it in try-with-resources.
+ *
+ * <p>One scan's: the calling thread only (the cache is not shared); {@link #close} from any thread.
  */
-public final class Snapshot {
+public final class Snapshot implements AutoCloseable {
 
     /** {@code t_infomask}: {@code HEAP_XMIN_COMMITTED}. */
     public static final int HEAP_XMIN_COMMITTED = 0x0100;
@@ -49,6 +54,7 @@ public final class Snapshot {
     public static final int HEAP_ONLY_TUPLE = 0x8000;
 
     private final Transactions xacts;
+    private final long xmin;
     private final long xmax;
     private final int[] xip;
     /** Small cache of clog answers: xid → committed (both ints; -1 = empty). */
@@ -56,10 +62,29 @@ public final class Snapshot {
     private final boolean[] cacheCommitted = new boolean[8];
     private int cacheNext;
 
-    Snapshot(Transactions xacts, long xmax, int[] xip) {
+    Snapshot(Transactions xacts, long xmin, long xmax, int[] xip) {
         this.xacts = xacts;
+        this.xmin = xmin;
         this.xmax = xmax;
         this.xip = xip;
+    }
+
+    /**
+     * The lowest id that was running when this snapshot was taken, or {@link #xmax} when none was
+     * ({@code SnapshotData.xmin}): every id below it had committed or aborted for this snapshot.
+     */
+    public long xmin() {
+        return xmin;
+    }
+
+    /**
+     * Unregisters this snapshot: it no longer holds {@link Transactions#oldestXmin} back. Calling
+     * it again does nothing. The snapshot still answers afterwards, but pruning may then remove
+     * what it sees.
+     */
+    @Override
+    public void close() {
+        xacts.unregister(this);
     }
 
     /** The first id this snapshot sees as still running ({@code xmax}). */
@@ -126,32 +151,57 @@ public final class Snapshot {
 
     /**
      * {@code heap_hot_search_buffer}: the offset of the version of the row whose chain starts at
-     * {@code line} that this snapshot sees, or -1. The chain goes from a {@code HEAP_HOT_UPDATED}
-     * tuple through its {@code t_ctid} line on the same page to a {@code HEAP_ONLY_TUPLE}; at most
-     * one version of a row is visible to a snapshot.
+     * {@code line} (an index entry's TID) that this snapshot sees, or -1. A root pruned to
+     * {@code LP_REDIRECT} leads to its chain's first surviving member; from a {@code HEAP_HOT_UPDATED}
+     * tuple the chain goes through its {@code t_ctid} line on the same page to a
+     * {@code HEAP_ONLY_TUPLE} whose {@code t_xmin} is the updater (otherwise the chain is broken: its
+     * end was pruned and the line used again). An {@code LP_DEAD} or {@code LP_UNUSED} line ends the
+     * chain; a heap-only tuple cannot start one. At most one version of a row is visible to a
+     * snapshot.
      */
     public int hotSearch(MemorySegment page, int line) {
-        int off = HeapPage.tupleOffset(page, line);
-        if (off < 0) {
+        int lines = HeapPage.lineCount(page);
+        if (line < 1 || line > lines) {
             return -1;
         }
-        int lines = HeapPage.lineCount(page);
+        boolean atChainStart = true;
+        int prevXmax = Transactions.INVALID_XID;
         for (int hops = 0; hops <= HeapPage.MAX_TUPLES; hops++) {
+            int lp = HeapPage.linePointer(page, line);
+            if (HeapPage.lpFlags(lp) == HeapPage.LP_REDIRECT) {
+                int next = HeapPage.lpOff(lp);
+                if (!atChainStart || next < 1 || next > lines || next == line) {
+                    return -1; // a redirect only starts a chain
+                }
+                line = next;
+                atChainStart = false;
+                continue;
+            }
+            int off = HeapPage.tupleOffset(page, line);
+            if (off < 0) {
+                return -1; // LP_UNUSED or LP_DEAD: the end of the chain
+            }
+            int infomask2 = HeapPage.infomask2(page, off);
+            boolean heapOnly = (infomask2 & HEAP_ONLY_TUPLE) != 0;
+            if (atChainStart == heapOnly) {
+                return -1; // a heap-only tuple at an index entry's line, or a non-heap-only one inside a chain
+            }
+            if (prevXmax != Transactions.INVALID_XID && HeapPage.xmin(page, off) != prevXmax) {
+                return -1; // not the version the previous one was updated to
+            }
             if (visible(page, off)) {
                 return off;
             }
-            if ((HeapPage.infomask2(page, off) & HEAP_HOT_UPDATED) == 0) {
+            if ((infomask2 & HEAP_HOT_UPDATED) == 0) {
                 return -1;
             }
             int next = HeapPage.ctidLine(page, off);
             if (next < 1 || next > lines || next == line) {
                 return -1;
             }
+            prevXmax = HeapPage.xmax(page, off);
             line = next;
-            off = HeapPage.tupleOffset(page, line);
-            if (off < 0 || (HeapPage.infomask2(page, off) & HEAP_ONLY_TUPLE) == 0) {
-                return -1;
-            }
+            atChainStart = false;
         }
         return -1;
     }

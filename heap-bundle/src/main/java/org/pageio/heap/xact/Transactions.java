@@ -35,6 +35,15 @@ import java.util.Locale;
  * did not hand out (it is not running) was running when the process stopped: {@link #status} reads
  * it as aborted ({@code TransactionIdDidCommit} false and {@code TransactionIdIsInProgress} false).
  *
+ * <p><b>The horizon.</b> Every {@link Snapshot} is registered from {@link #snapshot} until it is
+ * closed, with its {@code xmin} (the lowest id running when it was taken, or its {@code xmax} when
+ * none was). {@link #oldestXmin} is the oldest of those and of the ids running now, or
+ * {@link #nextXid} when there are none: PostgreSQL's {@code GetOldestNonRemovableTransactionId}
+ * (the {@code GlobalVisState} horizon) for one data directory, without replication slots or
+ * {@code vacuum_defer_cleanup_age}. A tuple deleted by a transaction that committed before
+ * {@code oldestXmin} is seen by no snapshot now or later, so pruning may remove it
+ * ({@link VacuumCutoffs#satisfiesVacuum}).
+ *
  * <p>One instance per data directory (the table engine's); thread-safe, every method synchronised.
  * No wraparound: ids are 32 bits and the counter refuses to pass {@link #MAX_XID}.
  */
@@ -72,6 +81,9 @@ public final class Transactions {
     /** Ids handed out by this instance and neither committed nor aborted (sorted, {@code nrunning} used). */
     private int[] running = new int[4];
     private int nrunning;
+    /** Snapshots taken and not yet closed (PostgreSQL's registered snapshots, each proc's {@code xmin}). */
+    private Snapshot[] snapshots = new Snapshot[8];
+    private int nsnapshots;
 
     public Transactions(Path dataDirectory) throws IOException {
         this.data = dataDirectory;
@@ -204,10 +216,54 @@ public final class Transactions {
 
     /**
      * A snapshot of now: every id committed before this call is visible through it, none running or
-     * handed out later ({@code GetSnapshotData} with {@code xmax = nextXid} and {@code xip} the ids running).
+     * handed out later ({@code GetSnapshotData} with {@code xmax = nextXid}, {@code xip} the ids
+     * running and {@code xmin} the lowest of them, or {@code xmax}). It is registered until
+     * {@link Snapshot#close}: while it is open, {@link #oldestXmin} is at most its {@code xmin}, so
+     * nothing it can see is pruned. Take it in try-with-resources.
      */
     public synchronized Snapshot snapshot() {
-        return new Snapshot(this, nextXid, Arrays.copyOf(running, nrunning));
+        int[] xip = Arrays.copyOf(running, nrunning);
+        Snapshot s = new Snapshot(this, nrunning > 0 ? running[0] : nextXid, nextXid, xip);
+        if (nsnapshots == snapshots.length) {
+            snapshots = Arrays.copyOf(snapshots, nsnapshots * 2);
+        }
+        snapshots[nsnapshots++] = s;
+        return s;
+    }
+
+    /** {@link Snapshot#close}: forgets {@code s}; a snapshot already forgotten is left alone. */
+    synchronized void unregister(Snapshot s) {
+        for (int i = 0; i < nsnapshots; i++) {
+            if (snapshots[i] == s) {
+                System.arraycopy(snapshots, i + 1, snapshots, i, nsnapshots - i - 1);
+                snapshots[--nsnapshots] = null;
+                return;
+            }
+        }
+    }
+
+    /**
+     * The oldest id any running transaction or open snapshot may still need
+     * ({@code GetOldestNonRemovableTransactionId}): the lowest of the open snapshots' {@code xmin}s
+     * and of the ids running now, or {@link #nextXid} when there are none. A deleter that committed
+     * below it deleted for every snapshot there is or will be.
+     */
+    public synchronized long oldestXmin() {
+        long oldest = nrunning > 0 ? Math.min(running[0], nextXid) : nextXid; // running is sorted
+        for (int i = 0; i < nsnapshots; i++) {
+            oldest = Math.min(oldest, snapshots[i].xmin());
+        }
+        return oldest;
+    }
+
+    /** Snapshots open now (tests, views). */
+    public synchronized int openSnapshots() {
+        return nsnapshots;
+    }
+
+    /** {@link VacuumCutoffs#of}: the cutoffs for pruning and freezing now. */
+    public VacuumCutoffs vacuumCutoffs(boolean freezeAll) {
+        return VacuumCutoffs.of(this, freezeAll);
     }
 
     /** The two bits on disk for {@code xid}; 0 (in progress) beyond a file's end or without the file. */

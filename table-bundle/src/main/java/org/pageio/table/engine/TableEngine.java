@@ -36,6 +36,7 @@ import org.pageio.table.load.Loader;
 import org.pageio.table.load.PageSink;
 import org.pageio.table.scan.Scans;
 import org.pageio.heap.vm.VisibilityMap;
+import org.pageio.heap.xact.Snapshot;
 import org.pageio.heap.xact.Transactions;
 import org.pageio.table.RowFilter;
 
@@ -57,6 +58,23 @@ public final class TableEngine implements TableService {
 
     /** How long {@link #drop} waits for other sessions' pins (PostgreSQL's DROP waits for its lock). */
     private volatile Duration dropWait = Duration.ofSeconds(30);
+
+    /**
+     * {@code scan_sets_visibility_map}: whether sequential and bitmap heap scans prune the pages they
+     * read and set visibility map bits (PostgreSQL 19), unless a scan's {@link ScanSettings} says
+     * otherwise. Read at each scan's start: a change applies to the next scan.
+     */
+    private volatile boolean scanSetsVisibilityMap = true;
+
+    /** Sets {@code scan_sets_visibility_map} for the scans that start from now on. */
+    public void setScanSetsVisibilityMap(boolean on) {
+        this.scanSetsVisibilityMap = on;
+    }
+
+    /** {@code scan_sets_visibility_map} now. */
+    public boolean scanSetsVisibilityMap() {
+        return scanSetsVisibilityMap;
+    }
 
     /** Sets how long {@link #drop} waits for a scan that still pins the table before it refuses. */
     public void setDropWait(Duration wait) {
@@ -196,8 +214,8 @@ public final class TableEngine implements TableService {
         long[] entries = new long[cap];
         long[] tids = composite ? new long[cap] : null;
         int n = 0;
-        org.pageio.heap.xact.Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
-        try (BufferSession s = pool.openSession(SESSION_KIND);
+        try (Snapshot snapshot = xacts.snapshot(); // no writer runs: this is the final state
+                BufferSession s = pool.openSession(SESSION_KIND);
                 ReadStream stream = new ReadStream(s, heap, ReadStream.blockRange(0, t.blocks()),
                         ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, pool.strategy(BufferAccessStrategy.Type.BULKREAD),
                         ReadStream.Options.DEFAULT)) {
@@ -210,7 +228,7 @@ public final class TableEngine implements TableService {
                 for (int line = 1; line <= lines; line++) {
                     // a changed page: one entry per row, at its chain's root with the visible version's key
                     // (heap-only tuples get none; a row no snapshot sees any more gets none)
-                    int off = allVisible ? HeapPage.tupleOffset(page, line) : rootVersion(snapshot, page, line);
+                    int off = rootVersion(snapshot, page, allVisible, line);
                     if (off < 0) {
                         continue;
                     }
@@ -275,9 +293,11 @@ public final class TableEngine implements TableService {
         ReadStream.Options opts = new ReadStream.Options(set.effectiveIoConcurrency(), set.ioCombineLimit(),
                 set.readStreamLookahead());
         boolean timing = set.trackIoTiming() != null ? set.trackIoTiming() : pool.settings().trackIoTiming();
+        boolean setsVm = set.scanSetsVisibilityMap() != null ? set.scanSetsVisibilityMap() : scanSetsVisibilityMap;
         SmgrRelation heap = heap(t);
-        try (BufferSession s = pool.openSession(SESSION_KIND)) {
-            Scans scans = new Scans(s, opts, xacts.snapshot());
+        try (Snapshot snapshot = xacts.snapshot(); // registered before the scan's cutoffs are taken
+                BufferSession s = pool.openSession(SESSION_KIND)) {
+            Scans scans = new Scans(s, opts, snapshot, setsVm ? xacts : null);
             return switch (req.kind()) {
                 case COUNT, FILTER -> scans.seqScan(req, t, heap, timing);
                 case BITMAP -> scans.bitmapScan(req, t, heap, index(t, req.column()), indexRelation(index(t, req.column())), timing);
@@ -306,12 +326,22 @@ public final class TableEngine implements TableService {
         return Scans.plan(req, table(req.table()));
     }
 
-    private static int rootVersion(org.pageio.heap.xact.Snapshot snapshot, MemorySegment page, int line) {
+    /**
+     * The version of the row whose chain starts at {@code line} that {@code snapshot} sees (on an
+     * all-visible page, the one version there is), or -1 when the line starts no chain (a heap-only
+     * tuple, an {@code LP_DEAD} or {@code LP_UNUSED} line) or the snapshot sees none. A root
+     * pruned to {@code LP_REDIRECT} is indexed at its own line with the key of the member it leads to.
+     */
+    private static int rootVersion(Snapshot snapshot, MemorySegment page, boolean allVisible, int line) {
+        int lp = HeapPage.linePointer(page, line);
+        if (HeapPage.lpFlags(lp) == HeapPage.LP_REDIRECT) {
+            return allVisible ? HeapPage.tupleOffset(page, HeapPage.lpOff(lp)) : snapshot.hotSearch(page, line);
+        }
         int off = HeapPage.tupleOffset(page, line);
-        if (off < 0 || (HeapPage.infomask2(page, off) & org.pageio.heap.xact.Snapshot.HEAP_ONLY_TUPLE) != 0) {
+        if (off < 0 || (HeapPage.infomask2(page, off) & Snapshot.HEAP_ONLY_TUPLE) != 0) {
             return -1;
         }
-        return snapshot.hotSearch(page, line);
+        return allVisible ? off : snapshot.hotSearch(page, line);
     }
 
     @Override
@@ -369,9 +399,9 @@ public final class TableEngine implements TableService {
             long n;
             RowChanges changes;
             List<IndexInfo> sizes;
-            try (BufferSession s = pool.openSession(SESSION_KIND)) {
-                changes = new RowChanges(s, t, heap(t), t.indexes().stream().map(this::indexRelation).toList(),
-                        xacts.snapshot());
+            try (Snapshot snapshot = xacts.snapshot();
+                    BufferSession s = pool.openSession(SESSION_KIND)) {
+                changes = new RowChanges(s, t, heap(t), t.indexes().stream().map(this::indexRelation).toList(), snapshot);
                 n = change.run(changes, xid);
                 sizes = changes.indexEntriesAdded() > 0 ? indexSizes(s, t) : null;
             } catch (UncheckedIOException e) {

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.bufmgr.BufferManager;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.table.IndexInfo;
@@ -24,9 +26,16 @@ import org.pageio.table.engine.TableEngine;
  * While the buffer manager's start stands refused (its {@code pool()} throws saying why), this
  * service still activates and every method throws that IllegalStateException, so that a command
  * prints the reason instead of failing to find its target.
+ *
+ * <p>Configuration PID {@value #PID} ({@link TableConfig}): applied at activation and, live, by
+ * {@link #modified} (the engine reads it at each scan's start).
  */
-@Component(service = TableService.class)
+@Component(service = TableService.class, configurationPid = TableServiceComponent.PID)
+@Designate(ocd = TableConfig.class)
 public final class TableServiceComponent implements TableService {
+
+    /** The configuration PID of the table service. */
+    public static final String PID = "org.pageio.table";
 
     /** Null while the buffer manager is not running. */
     private final TableEngine engine;
@@ -34,7 +43,7 @@ public final class TableServiceComponent implements TableService {
     private final String notRunning;
 
     @Activate
-    public TableServiceComponent(@Reference BufferManager bufferManager) throws IOException {
+    public TableServiceComponent(@Reference BufferManager bufferManager, TableConfig config) throws IOException {
         BufferPool pool = null;
         String why = null;
         try {
@@ -44,6 +53,15 @@ public final class TableServiceComponent implements TableService {
         }
         this.engine = pool == null ? null : new TableEngine(pool);
         this.notRunning = why;
+        modified(config);
+    }
+
+    /** A configuration change: applied to the scans that start from now on. */
+    @Modified
+    void modified(TableConfig config) {
+        if (engine != null) {
+            engine.setScanSetsVisibilityMap(config.scan__sets__visibility__map());
+        }
     }
 
     private TableEngine engine() {

@@ -30,6 +30,7 @@ import org.pageio.table.index.IndexPage;
 import org.pageio.heap.PageReads;
 import org.pageio.heap.vm.VisibilityMap;
 import org.pageio.heap.xact.Snapshot;
+import org.pageio.heap.xact.Transactions;
 
 /**
  * Runs one scan in the calling thread on a session it is given, reading every heap page through
@@ -48,6 +49,9 @@ import org.pageio.heap.xact.Snapshot;
  *       stream is closed as soon as n rows came back; reads still in flight finish in the background.</li>
  *   <li>Index-only scan: the index's entries in range, the heap page read only for entries whose
  *       block is not all-visible in the visibility map (map page kept pinned across entries).</li>
+ *   <li>With {@code scan_sets_visibility_map = on}, the sequential and bitmap heap scans prune the
+ *       pages they read that are worth it and mark those that become all-visible in the visibility
+ *       map ({@link ScanPruning}, PostgreSQL 19's on-access pruning for read-only scans).</li>
  *   <li>Checksum scan: {@code MAINTENANCE | SEQUENTIAL | USE_BATCHING} ({@code maintenance_io_concurrency}),
  *       vacuum ring; every page also goes through {@link PageVerifier}; a read that fails is
  *       localised (single-block read), recorded, and the scan goes on with a fresh stream.</li>
@@ -59,16 +63,47 @@ public final class Scans {
     private final ReadStream.Options options;
     private final boolean checksums;
     private final Snapshot snapshot;
+    /** The transactions whose horizon on-access pruning uses, or null: the scans set no visibility map bit. */
+    private final Transactions pruneWith;
 
     /**
      * Scans on {@code session} that count the tuples {@code snapshot} sees. A page with
      * {@code PD_ALL_VISIBLE} skips the per-tuple check (every tuple on it is visible to everyone).
+     * They prune no page and set no visibility map bit ({@code scan_sets_visibility_map = off}).
      */
     public Scans(BufferSession session, ReadStream.Options options, Snapshot snapshot) {
+        this(session, options, snapshot, null);
+    }
+
+    /**
+     * Scans as {@link #Scans(BufferSession, ReadStream.Options, Snapshot)}; with {@code pruneWith}
+     * ({@code scan_sets_visibility_map = on}), the sequential and bitmap heap scans prune the pages
+     * they read that are worth it and mark those that become all-visible in the visibility map
+     * ({@link ScanPruning}), with the horizon of {@code pruneWith}, which registered
+     * {@code snapshot}.
+     */
+    public Scans(BufferSession session, ReadStream.Options options, Snapshot snapshot, Transactions pruneWith) {
         this.session = session;
         this.options = options;
         this.checksums = session.pool().settings().dataChecksums();
         this.snapshot = snapshot;
+        this.pruneWith = pruneWith;
+    }
+
+    /** The scan's on-access pruning, or null when the scans set no visibility map bit. */
+    private ScanPruning pruning(TableInfo t, SmgrRelation heap) {
+        return pruneWith == null ? null : new ScanPruning(session, t.name(), heap, pruneWith);
+    }
+
+    /**
+     * What on-access pruning did, for EXPLAIN (ANALYZE): {@code Pages Pruned} and {@code Pages Set
+     * All-Visible}, shown only when a page was pruned.
+     */
+    private static void pruningProperties(ScanPruning pruning, List<String[]> props) {
+        if (pruning != null && pruning.pagesPruned > 0) {
+            props.add(new String[] {ScanReport.PAGES_PRUNED, Long.toString(pruning.pagesPruned)});
+            props.add(new String[] {ScanReport.PAGES_SET_ALL_VISIBLE, Long.toString(pruning.pagesSetAllVisible)});
+        }
     }
 
     // ------------------------------------------------------------------ sequential
@@ -92,11 +127,17 @@ public final class Scans {
         long rows = 0;
         long matched = 0;
         StreamTotals totals = new StreamTotals();
-        try (ReadStream stream = new ReadStream(session, heap, ReadStream.blockRange(0, t.blocks()),
+        ScanPruning pruning = pruning(t, heap);
+        try (pruning; ReadStream stream = new ReadStream(session, heap, ReadStream.blockRange(0, t.blocks()),
                 ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring, options)) {
             int buf;
+            long block = 0;
             while ((buf = next(stream, t, heap)) >= 0) {
                 MemorySegment page = session.page(buf);
+                if (pruning != null) { // heap_prepare_pagescan's heap_page_prune_opt
+                    pruning.pageOnAccess(buf, page, block);
+                }
+                block++;
                 boolean allVisible = HeapPage.allVisible(page); // heapgetpage's all_visible: no per-tuple check
                 int n = HeapPage.lineCount(page);
                 for (int line = 1; line <= n; line++) {
@@ -127,8 +168,12 @@ public final class Scans {
             props.add(new String[] {"Filter", "(" + req.column() + " ~~ '" + req.pattern().replace("'", "''") + "'::text)"});
             props.add(new String[] {"Rows Removed by Filter", Long.toString(rows - matched)});
         }
+        pruningProperties(pruning, props);
+        long vmHits = pruning == null ? 0 : pruning.reads.hits;
+        long vmReads = pruning == null ? 0 : pruning.reads.reads;
+        long vmWait = pruning == null ? 0 : pruning.reads.waitNanos;
         PlanNode scan = new PlanNode("Seq Scan", " on " + t.name(), first, total, pattern == null ? rows : matched, props,
-                totals.hitBlocks(), totals.readBlocks(), totals.waitNanos, totals.figures(), List.of());
+                totals.hitBlocks() + vmHits, totals.readBlocks() + vmReads, totals.waitNanos + vmWait, totals.figures(), List.of());
         PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), scan.sharedHit(), scan.sharedRead(),
                 scan.ioReadNanos(), null, List.of(scan));
         return new ScanReport(req, 1, matched, 0, total, timing, agg, List.of());
@@ -199,11 +244,15 @@ public final class Scans {
         long matched = 0;
         long first = 0;
         StreamTotals totals = new StreamTotals();
-        try (ReadStream stream = new ReadStream(session, heap, cb, ReadStream.USE_BATCHING, null, options)) {
+        ScanPruning pruning = pruning(t, heap);
+        try (pruning; ReadStream stream = new ReadStream(session, heap, cb, ReadStream.USE_BATCHING, null, options)) {
             int buf;
             while ((buf = next(stream, t, heap)) >= 0) {
                 int bi = (int) stream.perBufferData();
                 MemorySegment page = session.page(buf);
+                if (pruning != null) { // BitmapHeapScan's heap_page_prune_opt
+                    pruning.pageOnAccess(buf, page, fb[bi]);
+                }
                 boolean allVisible = HeapPage.allVisible(page);
                 for (int k = starts[bi]; k < starts[bi + 1]; k++) {
                     int off = visibleTuple(page, allVisible, (int) (tids[k] & 0x1FF));
@@ -227,10 +276,16 @@ public final class Scans {
         PlanNode ix = new PlanNode("Bitmap Index Scan", " on " + idx.name(), indexNanos, indexNanos, n,
                 List.<String[]>of(new String[] {"Index Cond", cond}, new String[] {"Index Searches", "1"}), reads.hits,
                 reads.reads, reads.waitNanos, null, List.of());
-        PlanNode heapNode = new PlanNode("Bitmap Heap Scan", " on " + t.name(), first, total, matched,
-                List.<String[]>of(new String[] {"Recheck Cond", cond}, new String[] {"Heap Blocks", "exact=" + nb}),
-                totals.hitBlocks() + reads.hits, totals.readBlocks() + reads.reads, totals.waitNanos + reads.waitNanos,
-                totals.figures(), List.of(ix));
+        List<String[]> heapProps = new ArrayList<>();
+        heapProps.add(new String[] {"Recheck Cond", cond});
+        heapProps.add(new String[] {"Heap Blocks", "exact=" + nb});
+        pruningProperties(pruning, heapProps);
+        long vmHits = pruning == null ? 0 : pruning.reads.hits;
+        long vmReads = pruning == null ? 0 : pruning.reads.reads;
+        long vmWait = pruning == null ? 0 : pruning.reads.waitNanos;
+        PlanNode heapNode = new PlanNode("Bitmap Heap Scan", " on " + t.name(), first, total, matched, heapProps,
+                totals.hitBlocks() + reads.hits + vmHits, totals.readBlocks() + reads.reads + vmReads,
+                totals.waitNanos + reads.waitNanos + vmWait, totals.figures(), List.of(ix));
         PlanNode agg = new PlanNode("Aggregate", "", total, total, 1, List.of(), heapNode.sharedHit(), heapNode.sharedRead(),
                 heapNode.ioReadNanos(), null, List.of(heapNode));
         return new ScanReport(req, 1, matched, 0, total, timing, agg, List.of());
@@ -593,13 +648,29 @@ public final class Scans {
 
     /**
      * The offset of the version of the row at {@code line} (an index entry's TID) that the snapshot
-     * sees, or -1 when it sees none ({@code heap_hot_search_buffer}): on an all-visible page the
-     * tuple at the line itself; otherwise the chain from that line is followed through
-     * {@code HEAP_HOT_UPDATED} tuples and their {@code t_ctid} on the same page, and the first
-     * visible version is returned (at most one version of a row is visible to a snapshot).
+     * sees, or -1 when it sees none ({@code heap_hot_search_buffer}, {@link Snapshot#hotSearch}): the
+     * chain from that line is followed through a root pruned to {@code LP_REDIRECT}, then
+     * {@code HEAP_HOT_UPDATED} tuples and their {@code t_ctid} on the same page, and the first visible
+     * version is returned (at most one version of a row is visible to a snapshot). On an all-visible
+     * page every tuple is visible and a chain has one member left: the tuple at the line, or the one
+     * its redirect leads to.
      */
     int visibleTuple(MemorySegment page, boolean allVisible, int line) {
-        return allVisible ? HeapPage.tupleOffset(page, line) : snapshot.hotSearch(page, line);
+        if (!allVisible) {
+            return snapshot.hotSearch(page, line);
+        }
+        int lines = HeapPage.lineCount(page);
+        if (line < 1 || line > lines) {
+            return -1;
+        }
+        int lp = HeapPage.linePointer(page, line);
+        if (HeapPage.lpFlags(lp) == HeapPage.LP_REDIRECT) {
+            line = HeapPage.lpOff(lp);
+            if (line < 1 || line > lines) {
+                return -1;
+            }
+        }
+        return HeapPage.tupleOffset(page, line);
     }
 
     private static Column intColumn(TableInfo t, String name) {
