@@ -421,15 +421,18 @@ final class RowChanges {
     }
 
     /**
-     * heap_delete's and heap_update's first step on a page they change, under its content lock: an
-     * all-visible page loses {@code PD_ALL_VISIBLE} and both its visibility map bits before any tuple
-     * changes.
+     * heap_delete's and heap_update's first step on a page they change, under its content lock: the
+     * page loses {@code PD_ALL_VISIBLE} and both its visibility map bits before any tuple changes.
+     * The map is cleared whether or not the flag was set: without WAL, a crash can leave a map bit on
+     * disk whose page's flag was never written (a scan set both, only the map page reached the disk),
+     * and a change under such a bit would let the index-only scan count rows that are gone.
+     * {@code visibilitymap_clear} dirties the map page only when a bit was set.
      */
     private static void clearAllVisible(MemorySegment page, VisibilityMap vm, long block) throws IOException {
         if (HeapPage.allVisible(page)) {
             Page.setFlags(page, Page.flags(page) & ~Page.PD_ALL_VISIBLE);
-            vm.clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
         }
+        vm.clear(block, VisibilityMap.VISIBILITYMAP_VALID_BITS);
     }
 
     /** The SET's value for the row at {@code off}; an int column refuses a value outside 32 bits, as PostgreSQL does. */

@@ -265,7 +265,6 @@ class PruneHeapTest {
         try (Snapshot old = x.snapshot()) {
             xid = (int) x.nextXid();
             assertEquals(5, engine.delete("p", RowFilter.parse("WHERE id 48 52"))); // block 1, lines 1..5
-            setPrunable(xid);
             VacuumCutoffs cutoffs = VacuumCutoffs.of(x, false);
             assertEquals(old.xmin(), cutoffs.oldestXmin(), "the open snapshot holds the horizon");
             assertFalse(PruneHeap.pruneWorthwhile(page(1), cutoffs), "the deleter is not old enough yet");
@@ -297,8 +296,9 @@ class PruneHeapTest {
         engine.delete("p", RowFilter.parse("WHERE id 1 1"));
         engine.delete("p", RowFilter.parse("WHERE id 2000 2000"));
         VacuumCutoffs cutoffs = VacuumCutoffs.of(engine.transactions(), false);
+        underCleanupLock(0, HeapPage::clearPrunable);
         assertFalse(PruneHeap.pruneWorthwhile(page(0), cutoffs), "no pd_prune_xid: nothing known prunable");
-        setPrunable(xid);
+        setPrunable(xid); // as the delete set it
         assertTrue(PruneHeap.pruneWorthwhile(page(0), cutoffs), "84 bytes free, below BLCKSZ / 10");
         assertTrue(PruneHeap.heapFreeSpace(page(0)) < 819);
         assertFalse(PruneHeap.pruneWorthwhile(page(LAST), cutoffs), "the last page has room: left to VACUUM");

@@ -66,7 +66,6 @@ class ScanSetsVisibilityMapTest {
         long deleted = engine.delete("p", RowFilter.parse("WHERE id % 6 = 0"));
         assertEquals(ROWS / 6, deleted);
         live = ROWS - deleted;
-        setPrunable(deleter);
         vacuum();
         assertEquals(new VisibilityMapSummary(0, 0), engine.visibilityMapSummary("p"), "no page is marked yet");
     }
@@ -85,7 +84,6 @@ class ScanSetsVisibilityMapTest {
             expect += g % 7 == 1 && g % 6 != 0 ? 1 : 0;
         }
         assertEquals(expect, n);
-        setPrunable(updater);
         for (long b = 0; b < PAGES; b++) {
             long block = b;
             withPage(b, page -> assertTrue(PruneHeap.heapFreeSpace(page) < Page.SIZE / 10, "block " + block + " nearly full"));
@@ -107,20 +105,6 @@ class ScanSetsVisibilityMapTest {
             } finally {
                 s.releaseBuffer(buf);
             }
-        }
-    }
-
-    /**
-     * {@code PageSetPrunable(page, xid)} on every page a change left without {@code PD_ALL_VISIBLE},
-     * as {@code heap_delete} and {@code heap_update} do (an older hint is kept).
-     */
-    private void setPrunable(int xid) throws Exception {
-        for (long b = 0; b < PAGES; b++) {
-            withPage(b, page -> {
-                if (!HeapPage.allVisible(page)) {
-                    HeapPage.setPrunable(page, xid);
-                }
-            });
         }
     }
 
