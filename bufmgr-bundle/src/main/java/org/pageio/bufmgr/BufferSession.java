@@ -171,6 +171,42 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     }
 
     /**
+     * Makes the page of a buffer this session pins durable now ({@code FlushOneBuffer}, then the
+     * relation's fsync): written through the bound method if dirty, waited for, and its segment
+     * fsynced ({@code syncForReuse}, which a checkpoint's fsync of the same relation also
+     * satisfies). What a system without WAL needs to order two page writes: a page that another
+     * page will point at is flushed before the pointer is written. Call it holding the pin, not
+     * the content lock.
+     *
+     * @throws IOException naming the relation, block and errno when the write still fails after a
+     *         retry, or the fsync fails
+     */
+    public void flushBuffer(int buf) throws IOException {
+        long tag = pool.tags[buf];
+        SmgrRelation rel = pool.storage().relation(BufferPool.tagRelation(tag)); // the tag is stable: pinned
+        for (int attempt = 0; attempt < 3 && (pool.state(buf) & BufferPool.DIRTY) != 0; attempt++) {
+            writer().writeVictim(buf, null, true);
+        }
+        if ((pool.state(buf) & BufferPool.DIRTY) != 0) {
+            int errno = pool.writeErrno[buf];
+            throw new PosixException("pwritev", rel.segmentPath(BufferPool.tagBlock(tag)), errno,
+                    "flushing block " + BufferPool.tagBlock(tag) + " of relation " + rel.locator());
+        }
+        long st = pool.state(buf);
+        if ((st & BufferPool.UNSYNCED) != 0) {
+            pool.syncForReuse(this, rel, true);
+            if (rel.fsyncFailure() != null) {
+                throw new IOException("flushing block " + BufferPool.tagBlock(tag) + " of relation " + rel.locator()
+                        + ": it was written but cannot be made durable: " + rel.fsyncFailure());
+            }
+            st = pool.state(buf);
+            if ((st & BufferPool.UNSYNCED) != 0) {
+                pool.settleUnsynced(buf, st); // the fsync covered its write: no longer waiting for one
+            }
+        }
+    }
+
+    /**
      * Takes the cleanup lock of a buffer this session pins once, if it can at once (PostgreSQL's
      * {@code ConditionalLockBufferForCleanup}): the content lock, taken only when no other pin
      * exists, and held so that no other session pins the buffer until {@link #endModify} (a pin

@@ -300,7 +300,12 @@ public final class ReadStream implements AutoCloseable {
         stats.distanceMax = Math.max(stats.distanceMax, distance);
         pinned--;
         oldestBuffer = (slot + 1) % queueSize;
-        lookAhead();
+        try {
+            lookAhead();
+        } catch (IOException | RuntimeException e) {
+            session.releaseBuffer(buf); // the buffer is the consumer's only once returned
+            throw e;
+        }
         return buf;
     }
 
