@@ -52,6 +52,8 @@ final class RowChanges {
     /** Heap blocks: the table's, then past every page appended. */
     private long blocks;
     private long indexEntriesAdded;
+    /** The statement's index entries, waiting for {@link #insertIndexEntries}; null before an update. */
+    private Indexes indexes;
     private final int[] extended = new int[1];
 
     RowChanges(BufferSession session, TableInfo table, SmgrRelation heap, List<SmgrRelation> indexRels, Snapshot snapshot) {
@@ -149,7 +151,7 @@ final class RowChanges {
      * first: the lower block, as PostgreSQL orders the two), its {@code PD_ALL_VISIBLE} and map bits
      * cleared. The old version has neither HOT bit; the new one gets an entry in every index of the
      * table ({@link IndexInserter}, its key from the new version; {@code ExecInsertIndexTuples}),
-     * inserted after the heap pages' locks are released.
+     * inserted after the heap pass has been made durable ({@link #insertIndexEntries}).
      * </ul>
      * Both: the new version {@code t_xmin} = the id, transaction bits cleared, {@code HEAP_UPDATED |
      * HEAP_XMAX_INVALID}, {@code t_ctid} = itself; the old one {@code t_xmax} = the id,
@@ -167,6 +169,7 @@ final class RowChanges {
         Selection selection = new Selection(c, where);
         VisibilityMap vm = new VisibilityMap(session, heap, null);
         Indexes ix = new Indexes(target);
+        indexes = ix;
         long updated = 0;
         int[] hits = new int[HeapPage.MAX_TUPLES];
         try (ReadStream stream = new ReadStream(session, heap, ReadStream.blockRange(0, table.blocks()),
@@ -181,7 +184,6 @@ final class RowChanges {
                     if (nhits == 0) {
                         continue;
                     }
-                    ix.pending = 0;
                     session.beginModify(buf);
                     try {
                         clearAllVisible(page, vm, block);
@@ -226,7 +228,6 @@ final class RowChanges {
                     } finally {
                         session.endModify(buf, true);
                     }
-                    ix.insertPending(); // ExecInsertIndexTuples: no heap page locked
                     updated += nhits;
                 } finally {
                     session.releaseBuffer(buf);
@@ -250,6 +251,24 @@ final class RowChanges {
     /** Index entries added (non-HOT updates × indexes). */
     long indexEntriesAdded() {
         return indexEntriesAdded;
+    }
+
+    /** New versions waiting for their index entries ({@link #insertIndexEntries}). */
+    int pendingIndexEntries() {
+        return indexes == null ? 0 : indexes.pending;
+    }
+
+    /**
+     * {@code ExecInsertIndexTuples} for every new version the statement put off its HOT chain, after
+     * the heap pass: the caller first makes the heap pass durable (a checkpoint), so that no index
+     * entry can reach the disk before the cleared visibility map bits of the page it points into.
+     * Otherwise a crash could leave an entry for a version of an aborted transaction on a page the
+     * map still calls all-visible, which the index-only scan would count. No heap page is locked here.
+     */
+    void insertIndexEntries() throws IOException {
+        if (indexes != null) {
+            indexes.insertPending();
+        }
     }
 
     private static boolean fits(MemorySegment page, int len) {
@@ -336,16 +355,16 @@ final class RowChanges {
 
     /**
      * The table's indexes for a statement: their key columns, an {@link IndexInserter} each, and
-     * the entries one page's non-HOT versions need (key per index, heap TID), kept in arrays made
-     * once per statement and inserted after the page's lock is released.
+     * the entries the statement's non-HOT versions need (key per index, heap TID), kept in arrays
+     * that grow by doubling and inserted after the heap pass ({@link #insertIndexEntries}).
      */
     private final class Indexes {
         final Column[][] columns;
         final IndexInserter[] inserters;
         final boolean targetIndexed;
-        final long[] keys;
-        final long[] tidBlocks = new long[HeapPage.MAX_TUPLES];
-        final int[] tidLines = new int[HeapPage.MAX_TUPLES];
+        long[] keys;
+        long[] tidBlocks = new long[HeapPage.MAX_TUPLES];
+        int[] tidLines = new int[HeapPage.MAX_TUPLES];
         int pending;
 
         Indexes(Column target) {
@@ -365,6 +384,12 @@ final class RowChanges {
 
         /** Records the entries of the new version of the row at {@code off} ({@code target} = {@code v}) at (block, line). */
         void add(MemorySegment page, int off, Column target, long v, long block, int line) {
+            if (pending == tidBlocks.length) {
+                int grown = pending * 2;
+                keys = java.util.Arrays.copyOf(keys, grown * Math.max(1, columns.length));
+                tidBlocks = java.util.Arrays.copyOf(tidBlocks, grown);
+                tidLines = java.util.Arrays.copyOf(tidLines, grown);
+            }
             for (int i = 0; i < columns.length; i++) {
                 long key = 0;
                 for (int k = 0; k < columns[i].length; k++) {

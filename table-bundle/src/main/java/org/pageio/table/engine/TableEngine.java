@@ -403,6 +403,10 @@ public final class TableEngine implements TableService {
                     BufferSession s = pool.openSession(SESSION_KIND)) {
                 changes = new RowChanges(s, t, heap(t), t.indexes().stream().map(this::indexRelation).toList(), snapshot);
                 n = change.run(changes, xid);
+                if (changes.pendingIndexEntries() > 0) {
+                    pool.checkpoint(); // the heap pass, with its cleared map bits, on disk before any index entry
+                    changes.insertIndexEntries();
+                }
                 sizes = changes.indexEntriesAdded() > 0 ? indexSizes(s, t) : null;
             } catch (UncheckedIOException e) {
                 throw new TableException("table " + t.name() + ": " + e.getCause().getMessage(), e.getCause());

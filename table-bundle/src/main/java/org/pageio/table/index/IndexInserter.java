@@ -52,8 +52,15 @@ import org.pageio.table.TableException;
  * entries point to row versions of a transaction that has not committed for a scan already
  * running, so its answer is the same either way).
  *
- * <p>Crash safety without WAL: a split's pages reach the disk in whatever order checkpoints and
- * eviction write them; see the bundle's README ("Known limits").
+ * <p><b>Crash safety without WAL</b>: nbtree's WAL makes a split atomic; pageio orders its writes
+ * instead ({@link BufferSession#flushBuffer}: written and fsynced before the next step), so that no
+ * page on disk ever points at a page that is not there yet, and no entry is only on a page nothing
+ * on disk reaches: the new right page is flushed before the left page gives up its upper half and
+ * links to it; the halved left page is flushed before the parent gets the separator; a new root is
+ * flushed before the metapage names it. A crash between two steps leaves either an unreachable
+ * right page (its entries still on the left page on disk; an orphan the bulk delete passes over
+ * harmlessly) or a right page reached only through its left sibling (the descent moves right, as
+ * after a concurrent split). Two fsyncs per split: splits are rare (one per half a page of inserts).
  */
 public final class IndexInserter {
 
@@ -258,6 +265,7 @@ public final class IndexInserter {
             } finally {
                 session.endModify(rbuf, true);
             }
+            session.flushBuffer(rbuf); // on disk before any page on disk can point at it
             // the right page is complete; only now does the left page lose its upper half
             session.beginModify(buf);
             try {
@@ -272,6 +280,7 @@ public final class IndexInserter {
             } finally {
                 session.endModify(buf, true);
             }
+            session.flushBuffer(buf); // the halved page on disk before its parent can send anyone past it
         } finally {
             session.releaseBuffer(rbuf);
         }
@@ -355,6 +364,7 @@ public final class IndexInserter {
             } finally {
                 session.endModify(rbuf, true);
             }
+            session.flushBuffer(rbuf); // on disk before the metapage names it
         } finally {
             session.releaseBuffer(rbuf);
         }
