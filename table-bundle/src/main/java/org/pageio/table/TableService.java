@@ -86,6 +86,19 @@ public interface TableService {
      */
     long update(String table, SetClause set, RowFilter where) throws IOException;
 
+    /**
+     * {@code VACUUM [FREEZE] table}: prunes dead tuples no snapshot can see any more, removes their
+     * index entries, and marks the pages left with only tuples visible to all all-visible (and
+     * all-frozen with {@link VacuumOptions#freeze}) in the page header and the visibility map. The
+     * heap is read through a read stream at {@code maintenance_io_concurrency}, skipping pages the
+     * map marks all-visible. Returns {@code VACUUM VERBOSE}'s figures. One writer at a time: row
+     * changes on the table wait for it.
+     *
+     * @throws TableException naming the table when there is none, or the relation and block that failed
+     * @since 2.1.0
+     */
+    VacuumReport vacuum(String table, VacuumOptions options) throws IOException;
+
     /** Removes a table, its indexes and their files. */
     void drop(String name) throws IOException;
 }

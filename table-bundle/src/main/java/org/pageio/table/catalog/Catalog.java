@@ -128,6 +128,14 @@ public final class Catalog {
         save();
     }
 
+    /** Sets a table's {@code n_live_tup} and {@code n_dead_tup} (what VACUUM counted) and saves the catalog. */
+    public synchronized void setTupleStats(String name, long live, long dead) throws IOException {
+        String p = "table." + checkName("table", name) + ".";
+        props.put(p + "n_live_tup", Long.toString(live));
+        props.put(p + "n_dead_tup", Long.toString(dead));
+        save();
+    }
+
     /** Reserves a relation number (persisted at once, so a crash never reuses it). */
     public synchronized long allocateRelNumber() throws IOException {
         long n = props.containsKey("next_relnumber") ? num("next_relnumber") : FIRST_RELNUMBER;

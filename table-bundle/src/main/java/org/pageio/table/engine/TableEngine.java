@@ -28,6 +28,8 @@ import org.pageio.table.TableException;
 import org.pageio.table.TableInfo;
 import org.pageio.table.TableService;
 import org.pageio.table.TableShape;
+import org.pageio.table.VacuumOptions;
+import org.pageio.table.VacuumReport;
 import org.pageio.table.VisibilityMapSummary;
 import org.pageio.table.catalog.Catalog;
 import org.pageio.table.index.IndexBuilder;
@@ -38,6 +40,8 @@ import org.pageio.table.scan.Scans;
 import org.pageio.heap.vm.VisibilityMap;
 import org.pageio.heap.xact.Snapshot;
 import org.pageio.heap.xact.Transactions;
+import org.pageio.heap.xact.VacuumCutoffs;
+import org.pageio.table.vacuum.LazyVacuum;
 import org.pageio.table.RowFilter;
 
 /**
@@ -444,6 +448,42 @@ public final class TableEngine implements TableService {
                 }
             }
         }
+    }
+
+    @Override
+    public synchronized VacuumReport vacuum(String table, VacuumOptions options)
+            throws IOException {
+        TableInfo t = table(table);
+        ScanSettings set = options.settings();
+        boolean timing = set.trackIoTiming() != null ? set.trackIoTiming() : pool.settings().trackIoTiming();
+        List<SmgrRelation> rels = t.indexes().stream().map(this::indexRelation).toList();
+        VacuumReport r;
+        try (BufferSession s = pool.openSession(SESSION_KIND)) {
+            VacuumCutoffs cutoffs = VacuumCutoffs.of(xacts, options.freeze());
+            r = new LazyVacuum(pool, s, SESSION_KIND, t, heap(t), t.indexes(), rels, cutoffs,
+                    options.freeze(), set.effectiveIoConcurrency(), set.ioCombineLimit()).run(timing);
+        } catch (UncheckedIOException e) {
+            throw new TableException("VACUUM of " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TableException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new TableException("VACUUM of " + t.name() + " (relation " + heap(t) + "): " + e.getMessage(), e);
+        }
+        try { // statistics, as VACUUM reports them to pg_stat_user_tables
+            catalog.setTupleStats(t.name(), r.liveTuples(), r.recentlyDead());
+            for (VacuumReport.IndexVacuum v : r.indexes()) {
+                for (IndexInfo i : t.indexes()) {
+                    if (i.name().equals(v.name())) {
+                        catalog.putIndex(t.name(), new IndexInfo(i.name(), i.column(), i.relNumber(), v.entriesLeft(), v.pages(),
+                                i.height(), i.columns()));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.getLogger("org.pageio.table").log(System.Logger.Level.WARNING, "could not save the row counts of "
+                    + t.name() + " after VACUUM in the catalog: " + e.getMessage());
+        }
+        return r;
     }
 
     /** The table's indexes with their entries, blocks and height as their metapages and files have them now. */

@@ -128,6 +128,11 @@ public final class TableServiceComponent implements TableService {
     }
 
     @Override
+    public org.pageio.table.VacuumReport vacuum(String table, org.pageio.table.VacuumOptions options) throws IOException {
+        return engine().vacuum(table, options);
+    }
+
+    @Override
     public void drop(String name) throws IOException {
         engine().drop(name);
     }
