@@ -99,6 +99,16 @@ public final class Scans {
      * What on-access pruning did, for EXPLAIN (ANALYZE): {@code Pages Pruned} and {@code Pages Set
      * All-Visible}, shown only when a page was pruned.
      */
+    /** On-access pruning of the page in {@code buf}; when it fails (a map page that cannot be read), the scan's pin goes too. */
+    private void pageOnAccess(ScanPruning pruning, int buf, MemorySegment page, long block) throws IOException {
+        try {
+            pruning.pageOnAccess(buf, page, block);
+        } catch (IOException | RuntimeException e) {
+            session.releaseBuffer(buf);
+            throw e;
+        }
+    }
+
     private static void pruningProperties(ScanPruning pruning, List<String[]> props) {
         if (pruning != null && pruning.pagesPruned > 0) {
             props.add(new String[] {ScanReport.PAGES_PRUNED, Long.toString(pruning.pagesPruned)});
@@ -135,7 +145,7 @@ public final class Scans {
             while ((buf = next(stream, t, heap)) >= 0) {
                 MemorySegment page = session.page(buf);
                 if (pruning != null) { // heap_prepare_pagescan's heap_page_prune_opt
-                    pruning.pageOnAccess(buf, page, block);
+                    pageOnAccess(pruning, buf, page, block);
                 }
                 block++;
                 boolean allVisible = HeapPage.allVisible(page); // heapgetpage's all_visible: no per-tuple check
@@ -251,7 +261,7 @@ public final class Scans {
                 int bi = (int) stream.perBufferData();
                 MemorySegment page = session.page(buf);
                 if (pruning != null) { // BitmapHeapScan's heap_page_prune_opt
-                    pruning.pageOnAccess(buf, page, fb[bi]);
+                    pageOnAccess(pruning, buf, page, fb[bi]);
                 }
                 boolean allVisible = HeapPage.allVisible(page);
                 for (int k = starts[bi]; k < starts[bi + 1]; k++) {
