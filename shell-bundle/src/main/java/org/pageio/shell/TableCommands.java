@@ -25,7 +25,7 @@ import org.pageio.shell.command.Commands;
 
 /**
  * Gogo commands for tables (scope {@code pageio}): {@code load}, {@code index}, {@code scan},
- * {@code explain}, {@code verify}, {@code tables}, {@code drop}, {@code delete}, {@code update}. Errors are one line (a
+ * {@code explain}, {@code verify}, {@code tables}, {@code drop}, {@code delete}, {@code update}, {@code vacuum}. Errors are one line (a
  * {@link IOException} or {@link IllegalArgumentException} message naming table, relation and
  * block), never only a stack trace.
  */
@@ -39,7 +39,8 @@ import org.pageio.shell.command.Commands;
         Commands.FUNCTION + "=tables",
         Commands.FUNCTION + "=drop",
         Commands.FUNCTION + "=delete",
-        Commands.FUNCTION + "=update"
+        Commands.FUNCTION + "=update",
+        Commands.FUNCTION + "=vacuum"
 })
 public final class TableCommands {
 
@@ -223,6 +224,28 @@ public final class TableCommands {
             throw new IllegalArgumentException("pageio:update: " + e.getMessage(), e);
         }
         return "UPDATE " + tables.update(table, set, f);
+    }
+
+    /** {@code pageio:vacuum}'s usage, printed for {@code --help}. */
+    static final String VACUUM_USAGE = "usage: pageio:vacuum [--freeze] [--verbose] [--set maintenance_io_concurrency=N,"
+            + "io_combine_limit=N,track_io_timing=on] TABLE";
+
+    @Descriptor("VACUUM [FREEZE] [VERBOSE] TABLE: prunes dead rows, removes their index entries, marks pages all-visible"
+            + " (all-frozen with --freeze) in the visibility map; reads at maintenance_io_concurrency")
+    public String vacuum(
+            @Descriptor("freeze every tuple visible to all, and scan every page not all-frozen (VACUUM FREEZE)")
+            @Parameter(names = {"--freeze"}, presentValue = "true", absentValue = "false") boolean freeze,
+            @Descriptor("print VACUUM VERBOSE's report") @Parameter(names = {"-v", "--verbose"}, presentValue = "true",
+                    absentValue = "false") boolean verbose,
+            @Descriptor("settings for this run, like SET: maintenance_io_concurrency=N,io_combine_limit=N,track_io_timing=on")
+            @Parameter(names = {"--set"}, absentValue = "") String set,
+            @Descriptor("table") String table) throws IOException {
+        if (table.equals("--help") || table.equals("-h")) {
+            return "pageio:vacuum: removes the rows no snapshot sees any more and marks the pages left all-visible\n"
+                    + VACUUM_USAGE;
+        }
+        org.pageio.table.VacuumReport r = tables.vacuum(table, new org.pageio.table.VacuumOptions(freeze, ScanSettings.parse(set)));
+        return verbose ? r.text().stripTrailing() : r.summary();
     }
 
     @Descriptor("removes a table, its indexes and their files")

@@ -56,6 +56,7 @@ class TableCommandsTest {
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "delete");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "update");
         gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "index");
+        gogo.addCommand(Commands.PAGEIO, new TableCommands(engine), "vacuum");
     }
 
     @AfterEach
@@ -178,5 +179,28 @@ class TableCommandsTest {
                 refused("pageio:update p SET cat = 1"));
         String help = String.valueOf(run("pageio:update --help"));
         assertTrue(help.contains("usage: pageio:update TABLE SET"), help);
+    }
+
+    /** pageio:vacuum as typed: one summary line, VACUUM VERBOSE's report, FREEZE, a refusal. */
+    @Test
+    void vacuumReportsWhatItDidAsVacuumVerbose() throws Exception {
+        run("pageio:load --rows 1000 --shape prefetch_test p");
+        run("pageio:index p val");
+        assertEquals("DELETE 200", String.valueOf(run("pageio:delete p WHERE 'id % 5 = 0'")));
+        String plain = String.valueOf(run("pageio:vacuum p"));
+        assertTrue(plain.startsWith("VACUUM p: 22 of 22 pages scanned, 200 tuples removed, 22 pages set all-visible"), plain);
+        run("pageio:delete p WHERE id BETWEEN 1 AND 4");
+        String verbose = String.valueOf(run("pageio:vacuum --verbose --set maintenance_io_concurrency=4,track_io_timing=on p"));
+        assertTrue(verbose.contains("INFO:  finished vacuuming \"p\": index scans: 1"), verbose);
+        assertTrue(verbose.contains("tuples: 4 removed, 796 remain, 0 are dead but not yet removable"), verbose);
+        assertTrue(verbose.contains("index \"p_val_idx\": pages: "), verbose);
+        assertTrue(verbose.contains("I/O timings: read: "), verbose);
+        assertTrue(verbose.contains("buffer usage: "), verbose);
+        String frozen = String.valueOf(run("pageio:vacuum --freeze p"));
+        assertTrue(frozen.startsWith("VACUUM p: "), frozen);
+        String row = String.valueOf(run("pageio:tables")).lines().toList().get(2).replaceAll(" +", " ");
+        assertTrue(row.contains(" | 796 | 0 | 22 | 22 | 22 | "), "n_live_tup, n_dead_tup, blocks, all_visible, all_frozen: " + row);
+        assertTrue(refused("pageio:vacuum q").startsWith("table \"q\" does not exist"));
+        assertTrue(String.valueOf(run("pageio:vacuum --help")).contains("usage: pageio:vacuum [--freeze] [--verbose]"));
     }
 }
