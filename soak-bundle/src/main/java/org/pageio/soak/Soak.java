@@ -28,6 +28,13 @@ import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.method.fault.FaultInjectingMethod;
 import org.pageio.method.fault.FaultPlan;
+import org.pageio.table.RowFilter;
+import org.pageio.table.ScanRequest;
+import org.pageio.table.SetClause;
+import org.pageio.table.TableService;
+import org.pageio.table.TableServices;
+import org.pageio.table.TableShape;
+import org.pageio.table.VacuumOptions;
 
 /**
  * The soak: for a while, sessions read and write a relation through one buffer manager while its
@@ -36,7 +43,11 @@ import org.pageio.method.fault.FaultPlan;
  * At the end a fresh buffer manager with no faults reads every block back against the model.
  *
  * <p>Each session owns the blocks {@code b % sessions == id}: only it writes them, so its checks
- * are exact; its streams read everyone's blocks (eviction and write-back are shared). Faults that
+ * are exact; its streams read everyone's blocks (eviction and write-back are shared). Beside them,
+ * one more session changes the rows of a table ({@link #ROWS_TABLE}) through the same pool: deletes,
+ * updates in place and of its indexed column, VACUUM and scans that set the visibility map; after
+ * each statement its sequential, index and index-only counts must agree with each other and with
+ * the rows the deletes left. Faults that
  * a reader must see (EIO) are retried; faults the buffer manager absorbs (short reads and writes,
  * delays, reordering) must not show at all. Not thread-safe: one soak at a time per directory.
  */
@@ -58,7 +69,7 @@ public final class Soak {
     /** What the soak did and found; {@link #ok()} when nothing was wrong. */
     public record Result(long millis, List<String> methods, long reads, long writes, long pagesChecked, long wrongPages,
             long errorsRetried, long faultsInjected, long swaps, long checkpoints, long hangWarnings, long leakedPins,
-            long leakedHandles, List<String> problems) {
+            long leakedHandles, long rowStatements, List<String> problems) {
         public boolean ok() {
             return wrongPages == 0 && hangWarnings == 0 && leakedPins == 0 && leakedHandles == 0 && problems.isEmpty();
         }
@@ -67,14 +78,18 @@ public final class Soak {
         public String toString() {
             return String.format(Locale.ROOT, "soak: %s after %.1f s over %s: %,d I/Os (%,d reads, %,d writes), %,d pages checked,"
                     + " %,d wrong, %,d errors reported and retried, %,d faults injected, %,d method swaps, %,d checkpoints,"
-                    + " %,d hang warnings, %,d leaked pins, %,d leaked I/O handles%s", ok() ? "OK" : "FAILED", millis / 1000.0,
+                    + " %,d hang warnings, %,d leaked pins, %,d leaked I/O handles, %,d row changes and VACUUMs with every plan"
+                    + " agreeing%s", ok() ? "OK" : "FAILED", millis / 1000.0,
                     String.join(", ", methods), reads + writes, reads, writes, pagesChecked, wrongPages, errorsRetried, faultsInjected,
-                    swaps, checkpoints, hangWarnings, leakedPins, leakedHandles,
+                    swaps, checkpoints, hangWarnings, leakedPins, leakedHandles, rowStatements,
                     problems.isEmpty() ? "" : "; problems: " + problems);
         }
     }
 
     static final long REL = 95000;
+    /** The table whose rows change during the soak. */
+    static final String ROWS_TABLE = "soak_rows";
+    static final int ROWS = 1_000;
     static final int BLOCKS = 1024;
     /** The faults every method meets: those the buffer manager absorbs, and a rare EIO the reader retries. */
     static final String[] FAULTS = {"eio read fraction=0.002", "short_read fraction=0.02", "short_write fraction=0.02",
@@ -87,6 +102,9 @@ public final class Soak {
     private final AtomicLong retried = new AtomicLong();
     private final AtomicLong swaps = new AtomicLong();
     private final AtomicLong checkpoints = new AtomicLong();
+    private final AtomicLong rowStatements = new AtomicLong();
+    /** count(*) of the rows table after the last statement. */
+    private final AtomicLong rowsLeft = new AtomicLong(ROWS);
     private final Queue<String> problems = new ConcurrentLinkedQueue<>();
     private volatile boolean stop;
 
@@ -122,6 +140,7 @@ public final class Soak {
                 rel = core.storage().open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, REL));
             }
             load(core, rel);
+            TableService tables = loadRows(core);
             core.startBackgroundWriter(new BgWriterSettings(10, 100, 2.0));
             List<Thread> threads = new ArrayList<>();
             for (int id = 0; id < o.sessions(); id++) {
@@ -129,6 +148,7 @@ public final class Soak {
                 SmgrRelation r = rel;
                 threads.add(Thread.ofPlatform().name("pageio soak session " + id).start(() -> session(core, r, session)));
             }
+            threads.add(Thread.ofPlatform().name("pageio soak rows").start(() -> rows(tables)));
             threads.add(Thread.ofPlatform().name("pageio soak swapper").start(() -> swapper(core, faulty)));
             threads.add(Thread.ofPlatform().name("pageio soak checkpointer").start(() -> checkpointer(core)));
             long end = t0 + TimeUnit.MILLISECONDS.toNanos(o.durationMillis());
@@ -167,7 +187,7 @@ public final class Soak {
         }
         return new Result(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), names, reads, writes, checked.get(),
                 wrong.get(), retried.get(), injected(faulty), swaps.get(), checkpoints.get(),
-                AioContext.hangWarnings() - hangs0, leakedPins, leakedHandles, List.copyOf(problems));
+                AioContext.hangWarnings() - hangs0, leakedPins, leakedHandles, rowStatements.get(), List.copyOf(problems));
     }
 
     private void load(BufferManagerCore core, SmgrRelation rel) throws IOException {
@@ -249,6 +269,108 @@ public final class Soak {
         }
     }
 
+    /** The rows table, loaded afresh (a soak starts from nothing), with an index on {@code val}. */
+    private TableService loadRows(BufferManagerCore core) throws IOException {
+        TableService tables = TableServices.over(core.pool());
+        for (int attempt = 0; ; attempt++) {
+            try {
+                if (tables.tables().stream().anyMatch(t -> t.name().equals(ROWS_TABLE))) {
+                    tables.drop(ROWS_TABLE);
+                }
+                tables.load(ROWS_TABLE, TableShape.PREFETCH_TEST, ROWS, o.seed(), null);
+                tables.createIndex(ROWS_TABLE, "val");
+                return tables;
+            } catch (IOException e) {
+                retried.incrementAndGet(); // an injected EIO while building the index: again
+                if (attempt == 10) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * The rows session: a statement at a time, each retried when an injected EIO stops it (a
+     * statement that fails aborts, changing nothing), then every plan's count checked.
+     */
+    private void rows(TableService tables) {
+        Random rnd = new Random(o.seed() * 17 + 3);
+        String what = "loading";
+        try {
+            while (!stop) {
+                long a = 1 + rnd.nextInt(ROWS);
+                int op = rnd.nextInt(6);
+                what = switch (op) {
+                    case 0 -> "DELETE WHERE id BETWEEN " + a + " AND " + (a + 4);
+                    case 1 -> "UPDATE SET val = val + 0 WHERE id BETWEEN " + a + " AND " + (a + 29);
+                    case 2 -> "UPDATE SET val = val + 1 WHERE id BETWEEN " + a + " AND " + (a + 9);
+                    case 3 -> "VACUUM";
+                    default -> "count(*)";
+                };
+                long deleted = retrying(() -> switch (op) {
+                    case 0 -> tables.delete(ROWS_TABLE, RowFilter.range("id", a, a + 4));
+                    case 1 -> {
+                        tables.update(ROWS_TABLE, SetClause.parse("SET", "val", "=", "val", "+", "0"), RowFilter.range("id", a, a + 29));
+                        yield 0L;
+                    }
+                    case 2 -> {
+                        tables.update(ROWS_TABLE, SetClause.parse("SET", "val", "=", "val", "+", "1"), RowFilter.range("id", a, a + 9));
+                        yield 0L;
+                    }
+                    case 3 -> {
+                        tables.vacuum(ROWS_TABLE, VacuumOptions.DEFAULT);
+                        yield 0L;
+                    }
+                    default -> {
+                        tables.scan(ScanRequest.count(ROWS_TABLE));
+                        yield 0L;
+                    }
+                });
+                long expect = rowsLeft.addAndGet(-deleted);
+                long seq = retrying(() -> tables.scan(ScanRequest.count(ROWS_TABLE)).count());
+                long index = retrying(() -> tables.scan(ScanRequest.index(ROWS_TABLE, "val", Integer.MIN_VALUE, Integer.MAX_VALUE)).count());
+                long ios = retrying(() -> tables.scan(ScanRequest.indexOnly(ROWS_TABLE, "val", Integer.MIN_VALUE, Integer.MAX_VALUE))
+                        .count());
+                rowStatements.incrementAndGet();
+                if (seq != expect || index != expect || ios != expect) {
+                    wrong.incrementAndGet();
+                    problems.add(String.format(Locale.ROOT, "table %s after statement %d: count(*) %d by a sequential scan, %d by an"
+                            + " index scan, %d by an index-only scan; %d rows are left", ROWS_TABLE, rowStatements.get(), seq, index,
+                            ios, expect));
+                    return;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            problems.add("rows session, " + what + " on " + ROWS_TABLE + " (statement " + (rowStatements.get() + 1) + "): "
+                    + e);
+        }
+    }
+
+    private interface Statement {
+        long run() throws IOException;
+    }
+
+    /**
+     * Runs a statement until it gets through the faults. A statement reads many pages, each read of
+     * one block failing 2% of the time (a short read inside a block is an error, as in PostgreSQL),
+     * so up to {@link #STATEMENT_ATTEMPTS} attempts: one that fails aborts, changing nothing.
+     */
+    private long retrying(Statement s) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return s.run();
+            } catch (IOException e) {
+                retried.incrementAndGet(); // an injected fault, named with its block: the statement aborted, run it again
+                if (attempt == STATEMENT_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Attempts of one row statement under the fault plans. */
+    static final int STATEMENT_ATTEMPTS = 200;
+
     /** Hot-swaps the buffer manager's method round the list, I/O in flight and all. */
     private void swapper(BufferManagerCore core, List<FaultInjectingMethod> methods) {
         int next = 0;
@@ -280,7 +402,7 @@ public final class Soak {
         }
     }
 
-    /** A fresh buffer manager, the first method without faults: every block as the model says. */
+    /** A fresh buffer manager, the first method without faults: every block as the model says, the rows table's count too. */
     private void verifyAfresh() throws IOException {
         BufMgrSettings settings = new BufMgrSettings.Builder().sharedBuffers(128).maxSessions(4).segmentBlocks(64).build();
         try (BufferManagerCore core = BufferManagerCore.open(o.dir(), settings, o.methods().get(0))) {
@@ -295,6 +417,15 @@ public final class Soak {
                 }
             }
             rel.unlink();
+            TableService tables = TableServices.over(core.pool());
+            long seq = tables.scan(ScanRequest.count(ROWS_TABLE)).count();
+            long ios = tables.scan(ScanRequest.indexOnly(ROWS_TABLE, "val", Integer.MIN_VALUE, Integer.MAX_VALUE)).count();
+            if (seq != rowsLeft.get() || ios != rowsLeft.get()) {
+                wrong.incrementAndGet();
+                problems.add(String.format(Locale.ROOT, "table %s read afresh: count(*) %d by a sequential scan, %d by an index-only"
+                        + " scan; %d rows are left", ROWS_TABLE, seq, ios, rowsLeft.get()));
+            }
+            tables.drop(ROWS_TABLE);
         }
     }
 
