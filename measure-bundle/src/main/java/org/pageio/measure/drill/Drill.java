@@ -145,6 +145,8 @@ public final class Drill {
                     : null;
             DrillCases plan = DrillCases.of(opts, smgr, t == null ? null : t.table(), pf == null ? null : pf.table());
             List<DrillResult.CaseResult> results = rounds.run(plan);
+            VisibilityCase.Result visibility = opts.runs("visibility")
+                    ? new VisibilityCase(opts, pools, progress).run(smgr, loader(), methods, rounds::rig) : null;
             List<DrillResult.TableFigures> tables = new ArrayList<>();
             for (DrillTables.Loaded l : new DrillTables.Loaded[] {t, pf}) {
                 if (l != null) {
@@ -160,7 +162,7 @@ public final class Drill {
             }
             return new DrillResult(opts, started, System.nanoTime() - t0, tables, List.copyOf(methods.keySet()),
                     Map.copyOf(unavailable), fioNote, results, pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ,
-                    opts.sharedBuffers());
+                    opts.sharedBuffers(), visibility);
         }
     }
 

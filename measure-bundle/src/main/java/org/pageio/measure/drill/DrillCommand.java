@@ -49,7 +49,7 @@ public final class DrillCommand {
     static final long METHODS_WAIT_MS = 10_000;
     /** The usage line in a refusal of a numeric option. */
     static final CommandUsage USAGE = new CommandUsage("pageio:drill", "pageio:drill [--rows N] [--rounds 1..100]"
-            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index] [--shared-buffers N] [--data DIR]"
+            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index,visibility] [--shared-buffers N] [--data DIR]"
             + " [--results DIR|none] [--no-fio] [--seq-hint] [--format text|json]");
 
     private final Map<ServiceReference<IoMethod>, IoMethod> methods;
@@ -135,7 +135,7 @@ public final class DrillCommand {
             @Parameter(names = {"-d", "--data"}, absentValue = "") String data,
             @Descriptor("results directory (default: pageio.drill.results, else ./drill-results); 'none' writes no files")
             @Parameter(names = {"--results"}, absentValue = "") String results,
-            @Descriptor("cases, comma-separated: seq (cold count(*) per eic), warm, bitmap, index (default: all)")
+            @Descriptor("cases, comma-separated: seq (cold count(*) per eic), warm, bitmap, index, visibility (default: all)")
             @Parameter(names = {"-c", "--cases"}, absentValue = "all") String cases,
             @Descriptor("do not run the fio baselines even when fio is installed")
             @Parameter(names = {"--no-fio"}, absentValue = "false", presentValue = "true") boolean noFio,

@@ -17,7 +17,8 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param segmentBlocks blocks per segment file (PostgreSQL's 1 GB = 131072; tests use small ones)
  * @param seed          the generator's seed
  * @param cases         which cases run: {@code seq} (cold count(*) per eic), {@code warm} (OS-warm count(*)),
- *                      {@code bitmap}, {@code index}; empty = all
+ *                      {@code bitmap}, {@code index}, {@code visibility} (PostgreSQL 19's visibility map test,
+ *                      {@link VisibilityCase}); empty = all
  * @param fio           run fio baselines when fio is installed
  * @param seqHint       also run each buffered method with posix_fadvise(POSIX_FADV_SEQUENTIAL) on the table's segment
  *                      files in the cold count(*) cases (series {@code <method> +FADV_SEQUENTIAL}; a pageio lever to
@@ -54,7 +55,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     /** PostgreSQL 19's read-stream test table (random {@code val}, indexed) for the bitmap heap and index scan cases. */
     public static final String PREFETCH_TABLE = "prefetch_test";
     /** Every case group, in the order they run within a round. */
-    public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index");
+    public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index", "visibility");
     /** PostgreSQL's default {@code effective_io_concurrency}, used by the OS-warm case. */
     public static final int DEFAULT_EIC_VALUE = 16;
 
@@ -105,7 +106,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on);
     }
 
-    /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}) runs. */
+    /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}, {@code visibility}) runs. */
     public boolean runs(String group) {
         return cases.contains(group);
     }

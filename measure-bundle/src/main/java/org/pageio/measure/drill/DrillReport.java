@@ -107,6 +107,12 @@ public final class DrillReport {
             }
             b.append(t.toString().stripTrailing()).append('\n');
         }
+        if (r.visibility() != null) {
+            b.append('\n');
+            for (String line : VisibilityCase.table(r.visibility(), r.methods())) {
+                b.append(line).append('\n');
+            }
+        }
         b.append('\n').append(notes()).append('\n');
         b.append('\n').append("What it says:\n");
         for (String s : reading()) {
@@ -563,6 +569,12 @@ public final class DrillReport {
                 b.append('\n');
             }
         }
+        if (r.visibility() != null) {
+            b.append("\n## Visibility map, VACUUM and index-only scans\n\n");
+            for (String line : VisibilityCase.table(r.visibility(), r.methods())) {
+                b.append(line).append('\n');
+            }
+        }
         b.append("\n## Notes\n\n").append(notes().replace("\n", "\n\n")).append("\n\n## What it says\n\n");
         for (String s : reading()) {
             b.append("- ").append(s).append('\n');
@@ -706,7 +718,44 @@ public final class DrillReport {
             g.writeEndObject();
         }
         g.writeEndArray();
+        if (r.visibility() != null) {
+            writeVisibility(g, r.visibility());
+        }
         strings(g, "reading", reading());
+        g.writeEndObject();
+    }
+
+    private static void writeVisibility(JsonGenerator g, VisibilityCase.Result v) throws IOException {
+        g.writeObjectFieldStart("visibility");
+        g.writeStringField("table", VisibilityCase.TABLE);
+        g.writeNumberField("rows", v.rows());
+        g.writeNumberField("blocks", v.blocks());
+        g.writeNumberField("updated", v.updated());
+        g.writeNumberField("ios_rows", v.expectedIos());
+        g.writeArrayFieldStart("runs");
+        for (VisibilityCase.Run x : v.runs()) {
+            g.writeStartObject();
+            g.writeStringField("method", x.method());
+            g.writeStringField("behaviour", x.behaviour().name().toLowerCase(Locale.ROOT));
+            g.writeNumberField("round", x.round());
+            number(g, "ios_ms", x.iosBeforeMs());
+            g.writeNumberField("ios_heap_fetches", x.fetchesBefore());
+            number(g, "seq_ms", x.seqMs());
+            g.writeNumberField("all_visible_after_seq", x.seqSetPages());
+            number(g, "ios_after_seq_ms", x.iosAfterSeqMs());
+            g.writeNumberField("ios_after_seq_heap_fetches", x.fetchesAfterSeq());
+            number(g, "vacuum_ms", x.vacuumMs());
+            g.writeNumberField("vacuum_scanned_pages", x.vacuumScanned());
+            number(g, "vacuum_read_mb_s", x.vacuumReadMBs());
+            number(g, "vacuum_write_mb_s", x.vacuumWriteMBs());
+            number(g, "seq_read_mb_s", x.seqReadMBs());
+            number(g, "ios_after_vacuum_ms", x.iosAfterVacuumMs());
+            g.writeNumberField("ios_after_vacuum_heap_fetches", x.fetchesAfterVacuum());
+            g.writeBooleanField("counted", x.counted());
+            g.writeStringField("note", x.note());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
         g.writeEndObject();
     }
 

@@ -18,10 +18,17 @@ import java.util.Map;
  * @param cases         per case, per method or baseline, the samples
  * @param readSize      {@code io_combine_limit} in bytes
  * @param sharedBuffers {@code shared_buffers} in blocks
+ * @param visibility    the visibility case's runs, or null when it did not run
  */
 public record DrillResult(DrillOptions options, Instant started, long elapsedNanos, List<TableFigures> tables,
         List<String> methods, Map<String, String> unavailable, String fio, List<CaseResult> cases, int readSize,
-        int sharedBuffers) {
+        int sharedBuffers, VisibilityCase.Result visibility) {
+
+    /** A result without the visibility case. */
+    public DrillResult(DrillOptions options, Instant started, long elapsedNanos, List<TableFigures> tables, List<String> methods,
+            Map<String, String> unavailable, String fio, List<CaseResult> cases, int readSize, int sharedBuffers) {
+        this(options, started, elapsedNanos, tables, methods, unavailable, fio, cases, readSize, sharedBuffers, null);
+    }
 
     /**
      * A table of the drill.

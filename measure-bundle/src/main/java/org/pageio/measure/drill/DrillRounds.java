@@ -75,6 +75,9 @@ final class DrillRounds implements AutoCloseable {
     /** Runs every round of {@code plan}; returns each case's series in the plan's order. */
     List<DrillResult.CaseResult> run(DrillCases plan) throws IOException {
         List<DrillCase> cases = plan.cases();
+        if (cases.isEmpty()) {
+            return List.of();
+        }
         Map<DrillCase, Target> targets = plan.targets();
         Map<DrillCase, List<String>> runners = new LinkedHashMap<>();
         Map<DrillCase, Map<String, List<Sample>>> samples = new LinkedHashMap<>();
@@ -198,7 +201,7 @@ final class DrillRounds implements AutoCloseable {
     }
 
     /** The rig of runner {@code name} (a method, or a method with a lever: its own descriptors). */
-    private DrillPools.Rig rig(String name, IoMethod m) throws IOException {
+    DrillPools.Rig rig(String name, IoMethod m) throws IOException {
         DrillPools.Rig r = rigs.get(name);
         if (r == null) {
             r = pools.rig(m);

@@ -95,6 +95,25 @@ class DrillTest {
                 "index-cold-eic16"),
                 r.cases().stream().map(c -> c.drillCase().id()).toList());
 
+        // the visibility case: 10,000 rows, every count checked by the case itself against the generator
+        VisibilityCase.Result v = r.visibility();
+        assertEquals(10_000, v.rows());
+        assertEquals(java.util.stream.LongStream.rangeClosed(1, 10_000).filter(g -> g % 5 == 0 && !VisibilityCase.deleted(g)).count(),
+                v.updated(), "UPDATE … WHERE id % 5 = 0, of the rows left");
+        for (VisibilityCase.Behaviour b : VisibilityCase.Behaviour.values()) {
+            List<VisibilityCase.Run> runs = v.of("sync", b);
+            assertEquals(2, runs.size(), b + ": two rounds, both counted");
+            for (VisibilityCase.Run x : runs) {
+                assertTrue(x.fetchesBefore() >= v.expectedIos(), b + ": before, every entry's page needs a fetch: " + x);
+                if (b == VisibilityCase.Behaviour.PG19) {
+                    assertEquals(0, x.fetchesAfterSeq(), "the sequential scan set the map: " + x);
+                } else {
+                    assertEquals(x.fetchesBefore(), x.fetchesAfterSeq(), "PostgreSQL 18: a scan sets nothing: " + x);
+                }
+                assertEquals(0, x.fetchesAfterVacuum(), b + ": after VACUUM, no fetch: " + x);
+            }
+        }
+
         // the generator's answer for val BETWEEN 20000 AND 20172, independent of the pages
         long[] fetches = DrillTables.indexOrderBlocks(ROWS, 1);
         long[] distinct = DrillTables.distinctSorted(fetches);
