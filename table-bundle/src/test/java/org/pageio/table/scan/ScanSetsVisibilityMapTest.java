@@ -17,7 +17,6 @@ import org.pageio.bufmgr.page.Page;
 import org.pageio.heap.HeapPage;
 import org.pageio.heap.prune.PruneHeap;
 import org.pageio.heap.xact.Snapshot;
-import org.pageio.heap.xact.VacuumCutoffs;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.table.RowFilter;
 import org.pageio.table.ScanReport;
@@ -33,8 +32,8 @@ import org.pageio.table.engine.TableEngine;
  * heap scans, which marks pages all-visible, on real files.
  *
  * <p>{@code p} holds 1,974 rows: 42 full pages of 47. Rows with {@code id % 6 = 0} are deleted and
- * VACUUMed away (pruned, their index entries removed by building the index again, their lines
- * freed), which leaves room on every page; then the rows with {@code id % 7 = 1} are HOT-updated,
+ * VACUUMed away (pruned, their index entries removed, their lines freed, every page marked), which
+ * leaves room on every page; then the rows with {@code id % 7 = 1} are HOT-updated,
  * which fills every page again to less than a tenth free, with {@code pd_prune_xid} set: every page
  * is worth pruning on access, and after pruning holds only redirects and visible tuples.
  */
@@ -62,12 +61,11 @@ class ScanSetsVisibilityMapTest {
         engine = new TableEngine(bufmgr.pool());
         engine.load("p", P, ROWS, SEED, null);
         engine.createIndex("p", "val");
-        int deleter = (int) engine.transactions().nextXid();
         long deleted = engine.delete("p", RowFilter.parse("WHERE id % 6 = 0"));
         assertEquals(ROWS / 6, deleted);
         live = ROWS - deleted;
-        vacuum();
-        assertEquals(new VisibilityMapSummary(0, 0), engine.visibilityMapSummary("p"), "no page is marked yet");
+        engine.vacuum("p", org.pageio.table.VacuumOptions.DEFAULT); // room for the update on every page
+        assertEquals(new VisibilityMapSummary(PAGES, PAGES), engine.visibilityMapSummary("p"), "VACUUM marked every page");
     }
 
     @AfterEach
@@ -77,7 +75,6 @@ class ScanSetsVisibilityMapTest {
 
     /** The HOT update that fills the pages again; its row count. */
     private long update() throws Exception {
-        int updater = (int) engine.transactions().nextXid();
         long n = engine.update("p", SetClause.parse("SET cat = cat + 1000"), RowFilter.parse("WHERE id % 7 = 1"));
         long expect = 0;
         for (long g = 1; g <= ROWS; g++) {
@@ -105,29 +102,6 @@ class ScanSetsVisibilityMapTest {
             } finally {
                 s.releaseBuffer(buf);
             }
-        }
-    }
-
-    /**
-     * What VACUUM does to the deleted rows: each page pruned (they become {@code LP_DEAD}), their
-     * index entries removed (here by building the index again), their lines freed
-     * ({@code lazy_vacuum_heap_page}). No page is marked all-visible.
-     */
-    private void vacuum() throws Exception {
-        PruneHeap.PruneResult r = new PruneHeap.PruneResult();
-        VacuumCutoffs cutoffs = VacuumCutoffs.of(engine.transactions(), false);
-        int[][] dead = new int[(int) PAGES][];
-        for (long b = 0; b < PAGES; b++) {
-            long block = b;
-            withPage(b, page -> {
-                PruneHeap.pruneAndFreeze(page, block, cutoffs, false, r);
-                dead[(int) block] = java.util.Arrays.copyOf(r.deadOffsets, r.lpdeadItems);
-            });
-        }
-        engine.createIndex("p", "val");
-        for (long b = 0; b < PAGES; b++) {
-            int[] d = dead[(int) b];
-            withPage(b, page -> PruneHeap.vacuumPage(page, d, d.length, cutoffs, r));
         }
     }
 
