@@ -257,6 +257,24 @@ public final class BufferPool implements AutoCloseable {
         return new BufferAccessStrategy(type, BufferAccessStrategy.ringSize(type, settings));
     }
 
+    /**
+     * A ring of {@code kb} kilobytes ({@code GetAccessStrategyWithSize}, what {@code VACUUM
+     * (BUFFER_USAGE_LIMIT …)} and {@code vacuum_buffer_usage_limit} choose): at least 128 kB, at most
+     * an eighth of shared buffers, as PostgreSQL caps it; 0 means no ring (null: the normal strategy).
+     *
+     * @throws IllegalArgumentException when {@code kb} is neither 0 nor 128 .. 16 GB
+     */
+    public BufferAccessStrategy strategy(BufferAccessStrategy.Type type, long kb) {
+        if (kb == 0) {
+            return null;
+        }
+        if (kb < 128 || kb > 16L * 1024 * 1024) {
+            throw new IllegalArgumentException("BUFFER_USAGE_LIMIT = " + kb + "kB is out of range: valid values are 0 (no ring) or"
+                    + " 128kB .. 16GB");
+        }
+        return new BufferAccessStrategy(type, (int) Math.max(16, Math.min(kb / 8, settings.sharedBuffers() / 8)));
+    }
+
     // ------------------------------------------------------------------ descriptors
 
     /** The page of buffer {@code buf}. Valid while the caller holds a pin. */

@@ -20,7 +20,9 @@
  *
  * <p>2.4.0: {@link org.pageio.bufmgr.BufferSession#conditionalLockForCleanup} (PostgreSQL's
  * {@code ConditionalLockBufferForCleanup}): the content lock of a buffer only its taker pins, no
- * new pin until it is released.
+ * new pin until it is released; {@link org.pageio.bufmgr.BufferSession#flushBuffer}
+ * ({@code FlushOneBuffer} and the fsync); {@link org.pageio.bufmgr.BufferPool#strategy(BufferAccessStrategy.Type, long)}
+ * ({@code GetAccessStrategyWithSize}).
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.4.0")
