@@ -227,8 +227,8 @@ public final class TableCommands {
     }
 
     /** {@code pageio:vacuum}'s usage, printed for {@code --help}. */
-    static final String VACUUM_USAGE = "usage: pageio:vacuum [--freeze] [--verbose] [--set maintenance_io_concurrency=N,"
-            + "io_combine_limit=N,track_io_timing=on] TABLE";
+    static final String VACUUM_USAGE = "usage: pageio:vacuum [--freeze] [--verbose] [--buffer-usage-limit 0|128kB..16GB]"
+            + " [--set maintenance_io_concurrency=N,io_combine_limit=N,track_io_timing=on] TABLE";
 
     @Descriptor("VACUUM [FREEZE] [VERBOSE] TABLE: prunes dead rows, removes their index entries, marks pages all-visible"
             + " (all-frozen with --freeze) in the visibility map; reads at maintenance_io_concurrency")
@@ -237,6 +237,8 @@ public final class TableCommands {
             @Parameter(names = {"--freeze"}, presentValue = "true", absentValue = "false") boolean freeze,
             @Descriptor("print VACUUM VERBOSE's report") @Parameter(names = {"-v", "--verbose"}, presentValue = "true",
                     absentValue = "false") boolean verbose,
+            @Descriptor("BUFFER_USAGE_LIMIT: the vacuum ring's size, 128kB .. 16GB, or 0 for none (default 2MB, PostgreSQL's)")
+            @Parameter(names = {"--buffer-usage-limit"}, absentValue = "") String limit,
             @Descriptor("settings for this run, like SET: maintenance_io_concurrency=N,io_combine_limit=N,track_io_timing=on")
             @Parameter(names = {"--set"}, absentValue = "") String set,
             @Descriptor("table") String table) throws IOException {
@@ -244,7 +246,14 @@ public final class TableCommands {
             return "pageio:vacuum: removes the rows no snapshot sees any more and marks the pages left all-visible\n"
                     + VACUUM_USAGE;
         }
-        org.pageio.table.VacuumReport r = tables.vacuum(table, new org.pageio.table.VacuumOptions(freeze, ScanSettings.parse(set)));
+        org.pageio.table.VacuumOptions o;
+        try {
+            o = new org.pageio.table.VacuumOptions(freeze, ScanSettings.parse(set), limit.isBlank()
+                    ? org.pageio.table.VacuumOptions.DEFAULT_RING : org.pageio.table.VacuumOptions.parseBufferUsageLimit(limit));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("pageio:vacuum: " + e.getMessage(), e);
+        }
+        org.pageio.table.VacuumReport r = tables.vacuum(table, o);
         return verbose ? r.text().stripTrailing() : r.summary();
     }
 

@@ -196,6 +196,10 @@ class TableCommandsTest {
         assertTrue(verbose.contains("index \"p_val_idx\": pages: "), verbose);
         assertTrue(verbose.contains("I/O timings: read: "), verbose);
         assertTrue(verbose.contains("buffer usage: "), verbose);
+        String noRing = String.valueOf(run("pageio:vacuum --buffer-usage-limit 0 p"));
+        assertTrue(noRing.startsWith("VACUUM p: 22 of 22 pages scanned, 0 tuples removed"), noRing); // a run under 32 pages is read, not skipped
+        assertTrue(refused("pageio:vacuum --buffer-usage-limit 64kB p").startsWith(
+                "pageio:vacuum: BUFFER_USAGE_LIMIT = 64kB is out of range: valid values are 0 (no ring) or 128kB .. 16GB"));
         String frozen = String.valueOf(run("pageio:vacuum --freeze p"));
         assertTrue(frozen.startsWith("VACUUM p: "), frozen);
         String row = String.valueOf(run("pageio:tables")).lines().toList().get(2).replaceAll(" +", " ");

@@ -38,6 +38,7 @@ import java.util.Locale;
  * @param cpuSystemNanos     and in the kernel
  * @param trackIoTiming      whether the I/O timings line is shown
  * @param stream             the heap scan's read-stream figures (its first pass)
+ * @param phases             where the time went (pageio's addition to the report)
  * @since 2.1.0
  */
 public record VacuumReport(String table, String relation, boolean freeze, long relPages, long scannedPages,
@@ -45,7 +46,20 @@ public record VacuumReport(String table, String relation, boolean freeze, long r
         long removableCutoff, long frozenPages, long tuplesFrozen, long vmAllVisible, long vmAllFrozen,
         long lpdeadItemPages, long lpdeadItems, int indexScans, List<IndexVacuum> indexes, long hits, long reads,
         long dirtied, long written, long readNanos, long writeNanos, long elapsedNanos, long cpuUserNanos,
-        long cpuSystemNanos, boolean trackIoTiming, StreamFigures stream) {
+        long cpuSystemNanos, boolean trackIoTiming, StreamFigures stream, Phases phases) {
+
+    /**
+     * The wall time of each phase.
+     *
+     * @param scanHeap     the first heap pass, reads and pruning included
+     * @param prune        of which pruning the pages ({@code heap_page_prune_and_freeze})
+     * @param indexes      the index bulk deletes
+     * @param vacuumHeap   the second heap pass
+     * @param checkpoints  the checkpoints that order the writes
+     * @param map          setting the visibility map's bits
+     */
+    public record Phases(long scanHeap, long prune, long indexes, long vacuumHeap, long checkpoints, long map) {
+    }
 
     /**
      * One index's bulk delete ({@code btbulkdelete}): entries removed and left, pages.
@@ -119,6 +133,9 @@ public record VacuumReport(String table, String relation, boolean freeze, long r
         b.append(String.format(Locale.ROOT, "avg read rate: %.3f MB/s, avg write rate: %.3f MB/s%n", readRate(), writeRate()));
         b.append(String.format(Locale.ROOT, "buffer usage: %d hits, %d reads, %d dirtied%n", hits, reads, dirtied));
         b.append(String.format(Locale.ROOT, "read stream: %s; %s%n", stream.prefetchLine(), stream.ioLine()));
+        b.append(String.format(Locale.ROOT, "phases: heap scan %.3f ms (pruning %.3f ms), index vacuum %.3f ms, heap vacuum %.3f ms,"
+                + " checkpoints %.3f ms, visibility map %.3f ms%n", phases.scanHeap() / 1e6, phases.prune() / 1e6,
+                phases.indexes() / 1e6, phases.vacuumHeap() / 1e6, phases.checkpoints() / 1e6, phases.map() / 1e6));
         b.append(String.format(Locale.ROOT, "system usage: CPU: user: %.2f s, system: %.2f s, elapsed: %.2f s", cpuUserNanos / 1e9,
                 cpuSystemNanos / 1e9, elapsedNanos / 1e9));
         return b.toString();

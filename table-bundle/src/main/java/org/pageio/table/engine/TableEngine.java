@@ -461,7 +461,7 @@ public final class TableEngine implements TableService {
         try (BufferSession s = pool.openSession(SESSION_KIND)) {
             VacuumCutoffs cutoffs = VacuumCutoffs.of(xacts, options.freeze());
             r = new LazyVacuum(pool, s, SESSION_KIND, t, heap(t), t.indexes(), rels, cutoffs,
-                    options.freeze(), set.effectiveIoConcurrency(), set.ioCombineLimit()).run(timing);
+                    options.freeze(), set.effectiveIoConcurrency(), set.ioCombineLimit(), options.bufferUsageLimitKb()).run(timing);
         } catch (UncheckedIOException e) {
             throw new TableException("VACUUM of " + t.name() + ": " + e.getCause().getMessage(), e.getCause());
         } catch (TableException e) {

@@ -84,6 +84,8 @@ public final class LazyVacuum {
     private final ReadStream.Options options;
     private final BufferAccessStrategy ring;
     private final VisibilityMap vm;
+    /** The {@code stat_io} context of the reads and writes: vacuum with a ring, normal without. */
+    private final StatIo.IoContext context;
 
     // ----- what the run found (vacrel's counters)
     private long scannedPages;
@@ -100,6 +102,7 @@ public final class LazyVacuum {
     private long vmAllVisible;
     private long vmAllFrozen;
     private long readWaitNanos;
+    private long pruneNanos;
     private final List<VacuumReport.IndexVacuum> indexResults = new ArrayList<>();
     /** Dead TIDs ({@code IndexBuilder.tid} form), ascending: blocks are scanned in order, lines ascend. */
     private long[] deadTids = new long[1024];
@@ -116,7 +119,7 @@ public final class LazyVacuum {
      */
     public LazyVacuum(BufferPool pool, BufferSession session, String sessionKind, TableInfo table, SmgrRelation heap,
             List<IndexInfo> indexes, List<SmgrRelation> indexRelations, VacuumCutoffs cutoffs, boolean aggressive,
-            int ioConcurrency, int ioCombineLimit) {
+            int ioConcurrency, int ioCombineLimit, long bufferUsageLimitKb) {
         this.pool = pool;
         this.session = session;
         this.sessionKind = sessionKind;
@@ -127,7 +130,9 @@ public final class LazyVacuum {
         this.cutoffs = cutoffs;
         this.aggressive = aggressive;
         this.options = new ReadStream.Options(ioConcurrency, ioCombineLimit, null);
-        this.ring = pool.strategy(BufferAccessStrategy.Type.VACUUM);
+        this.ring = bufferUsageLimitKb < 0 ? pool.strategy(BufferAccessStrategy.Type.VACUUM)
+                : pool.strategy(BufferAccessStrategy.Type.VACUUM, bufferUsageLimitKb);
+        this.context = ring == null ? StatIo.IoContext.NORMAL : ring.context();
         this.vm = new VisibilityMap(session, heap, ring);
     }
 
@@ -141,7 +146,13 @@ public final class LazyVacuum {
         long written = 0;
         long writeNanos = 0;
 
+        long p0 = System.nanoTime();
         scanHeap();
+        long p1 = System.nanoTime();
+        long checkpointNanos = 0;
+        long indexNanos = 0;
+        long heapVacuumNanos = 0;
+        long mapNanos = 0;
         int indexScans = 0;
         if (ndead > 0 && !indexes.isEmpty()) {
             indexScans = 1;
@@ -151,10 +162,15 @@ public final class LazyVacuum {
                         ndead, ring, options.ioConcurrency());
                 indexResults.add(new VacuumReport.IndexVacuum(info.name(), r.pages(), r.removed(), r.entries()));
             }
+            long i1 = System.nanoTime();
+            indexNanos = i1 - p1;
             CheckpointResult c = pool.checkpoint(); // index entries gone, on disk, before any line pointer is reused
             written += c.buffersWritten();
             writeNanos += c.writeNanos() + c.syncNanos();
+            long v0 = System.nanoTime();
+            checkpointNanos += v0 - i1;
             vacuumHeap();
+            heapVacuumNanos = System.nanoTime() - v0;
         } else {
             for (int i = 0; i < indexes.size(); i++) {
                 IndexInfo info = indexes.get(i);
@@ -162,10 +178,14 @@ public final class LazyVacuum {
             }
         }
         if (nvmPending > 0) {
+            long c0 = System.nanoTime();
             CheckpointResult c = pool.checkpoint(); // pruned pages and PD_ALL_VISIBLE on disk before a map bit
             written += c.buffersWritten();
             writeNanos += c.writeNanos() + c.syncNanos();
+            long m0 = System.nanoTime();
+            checkpointNanos += m0 - c0;
             setVisibilityMap();
+            mapNanos = System.nanoTime() - m0;
         }
         long elapsed = System.nanoTime() - t0;
         long[] io1 = vacuumIo();
@@ -177,14 +197,15 @@ public final class LazyVacuum {
                 notPrunedPinned, tuplesRemoved, liveTuples, recentlyDead, cutoffs.oldestXmin(),
                 frozenPages, tuplesFrozen, vmAllVisible, vmAllFrozen, lpdeadItemPages, lpdeadItems, indexScans, indexResults,
                 io1[0] - io0[0], io1[1] - io0[1], dirtied, written, readWaitNanos, writeNanos, elapsed, user,
-                Math.max(0, cpu - user), trackIoTiming, firstPass);
+                Math.max(0, cpu - user), trackIoTiming, firstPass,
+                new VacuumReport.Phases(p1 - p0, pruneNanos, indexNanos, heapVacuumNanos, checkpointNanos, mapNanos));
     }
 
-    /** This session kind's hits, reads, writes and write time in the vacuum context of {@code stat_io}. */
+    /** This session kind's hits, reads, writes and write time in its context of {@code stat_io} (other sessions of the kind add to them). */
     private long[] vacuumIo() {
         long[] v = new long[4];
         for (StatIo.Row r : pool.stats().rows()) {
-            if (r.kind().equals(sessionKind) && r.context() == StatIo.IoContext.VACUUM) {
+            if (r.kind().equals(sessionKind) && r.context() == context) {
                 v[0] += r.value(StatIo.Column.HITS);
                 v[1] += r.value(StatIo.Column.READS) == 0 ? 0 : r.value(StatIo.Column.READ_BYTES) / Page.SIZE;
                 v[2] += r.value(StatIo.Column.WRITE_BYTES) / Page.SIZE;
@@ -306,7 +327,9 @@ public final class LazyVacuum {
                 HeapPage.init(page);
                 changed = true;
             }
+            long t0 = System.nanoTime();
             PruneHeap.pruneAndFreeze(page, block, cutoffs, aggressive, res);
+            pruneNanos += System.nanoTime() - t0;
             changed |= res.changed;
             tuplesRemoved += res.ndeleted;
             liveTuples += res.live;
@@ -461,23 +484,29 @@ public final class LazyVacuum {
 
     // ------------------------------------------------------------------ the map
 
-    /** Sets the pending map bits ({@code visibilitymap_set}), after the checkpoint that made their pages durable. */
+    /**
+     * Sets the pending map bits ({@code visibilitymap_set}), after the checkpoint that made their
+     * pages durable, keeping the map page pinned across blocks ({@code vmbuffer}).
+     */
     private void setVisibilityMap() throws IOException {
         long lastMapBlock = -1;
-        for (int i = 0; i < nvmPending; i++) {
-            long block = vmPending[i] >>> 2;
-            int flags = (int) (vmPending[i] & 3);
-            int old = vm.set(block, flags);
-            if ((old & VisibilityMap.VISIBILITYMAP_ALL_VISIBLE) == 0) {
-                vmAllVisible++;
-            }
-            if ((flags & VisibilityMap.VISIBILITYMAP_ALL_FROZEN) != 0 && (old & VisibilityMap.VISIBILITYMAP_ALL_FROZEN) == 0) {
-                vmAllFrozen++;
-            }
-            long mapBlock = VisibilityMap.heapBlkToMapBlock(block);
-            if ((old | flags) != old && mapBlock != lastMapBlock) {
-                dirtied++;
-                lastMapBlock = mapBlock;
+        try (VisibilityMap.VmBuffer vmbuf = vm.buffer(new PageReads(session))) {
+            for (int i = 0; i < nvmPending; i++) {
+                long block = vmPending[i] >>> 2;
+                int flags = (int) (vmPending[i] & 3);
+                vm.pin(block, vmbuf);
+                int old = vm.set(block, flags, vmbuf);
+                if ((old & VisibilityMap.VISIBILITYMAP_ALL_VISIBLE) == 0) {
+                    vmAllVisible++;
+                }
+                if ((flags & VisibilityMap.VISIBILITYMAP_ALL_FROZEN) != 0 && (old & VisibilityMap.VISIBILITYMAP_ALL_FROZEN) == 0) {
+                    vmAllFrozen++;
+                }
+                long mapBlock = VisibilityMap.heapBlkToMapBlock(block);
+                if ((old | flags) != old && mapBlock != lastMapBlock) {
+                    dirtied++;
+                    lastMapBlock = mapBlock;
+                }
             }
         }
     }

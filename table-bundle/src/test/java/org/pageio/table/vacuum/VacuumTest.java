@@ -1,6 +1,7 @@
 package org.pageio.table.vacuum;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -158,6 +159,21 @@ class VacuumTest {
         assertTrue(frozen.tuplesFrozen() >= 1, frozen.text());
         assertEquals(new VisibilityMapSummary(t.blocks(), t.blocks()), engine.visibilityMapSummary("p"));
         assertCounts(ROWS, "after VACUUM FREEZE");
+    }
+
+    @Test
+    void theRingsSizeChangesWhereThePagesWaitNotWhatVacuumDoes() throws Exception {
+        long deleted = engine.delete("p", RowFilter.modulo("id", 3, 0));
+        VacuumReport r = engine.vacuum("p", new VacuumOptions(false, ScanSettings.INHERIT, 0)); // no ring: shared buffers
+        assertEquals(deleted, r.tuplesRemoved());
+        assertEquals(engine.table("p").blocks(), r.vmAllVisible());
+        assertCounts(ROWS - deleted, "after VACUUM without a ring");
+        long more = engine.delete("p", RowFilter.modulo("id", 3, 1));
+        r = engine.vacuum("p", new VacuumOptions(false, ScanSettings.INHERIT, VacuumOptions.parseBufferUsageLimit("128kB")));
+        assertEquals(more, r.tuplesRemoved());
+        assertCounts(ROWS - deleted - more, "after VACUUM with the smallest ring");
+        assertEquals(256 * 1024, VacuumOptions.parseBufferUsageLimit("256MB"));
+        assertThrows(IllegalArgumentException.class, () -> new VacuumOptions(false, null, 64));
     }
 
     @Test
