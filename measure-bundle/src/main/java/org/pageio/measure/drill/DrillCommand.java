@@ -49,7 +49,8 @@ public final class DrillCommand {
     static final long METHODS_WAIT_MS = 10_000;
     /** The usage line in a refusal of a numeric option. */
     static final CommandUsage USAGE = new CommandUsage("pageio:drill", "pageio:drill [--rows N] [--rounds 1..100]"
-            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index,visibility] [--shared-buffers N] [--data DIR]"
+            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index,visibility] [--vacuum-buffer-usage-limit SIZE]"
+            + " [--shared-buffers N] [--data DIR]"
             + " [--results DIR|none] [--no-fio] [--seq-hint] [--format text|json]");
 
     private final Map<ServiceReference<IoMethod>, IoMethod> methods;
@@ -116,8 +117,19 @@ public final class DrillCommand {
         return false;
     }
 
+    /** {@code --vacuum-buffer-usage-limit}'s value, refused in one line naming the option and its range. */
+    private static long vacuumLimit(String text) {
+        try {
+            return new org.pageio.table.VacuumOptions(false, null, org.pageio.table.VacuumOptions.parseBufferUsageLimit(text))
+                    .bufferUsageLimitKb();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--vacuum-buffer-usage-limit: " + e.getMessage());
+        }
+    }
+
     @Descriptor("the cold-scan drill: load t and prefetch_test, then cold and OS-warm count(*), a cold bitmap heap scan"
             + " and a cold index scan per io_method, interleaved rounds, medians, FileChannel/AsynchronousFileChannel/fio baselines;"
+            + " and PostgreSQL 19's visibility map test (vis_test: index-only scans, a scan that sets the map, VACUUM);"
             + " writes drill-results/<timestamp>.json, .md and .svg")
     public String drill(
             @Descriptor("rows of table t and of prefetch_test, 1 or more (default 8000000: about 1.9 GB and 1.4 GB)")
@@ -142,6 +154,9 @@ public final class DrillCommand {
             @Descriptor("also run each buffered method with posix_fadvise(SEQUENTIAL) on t's segment files in the cold count(*)"
                     + " cases (a lever to measure; PostgreSQL gives no such advice)")
             @Parameter(names = {"--seq-hint"}, absentValue = "false", presentValue = "true") boolean seqHint,
+            @Descriptor("the visibility case's VACUUM (BUFFER_USAGE_LIMIT …): 0 for no ring, or 128kB .. 16GB (default: 2MB,"
+                    + " PostgreSQL's)")
+            @Parameter(names = {"--vacuum-buffer-usage-limit"}, absentValue = "") String vacuumLimit,
             @Descriptor("output format: text (default: the tables and a reading) or json (the results file's content)")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
         // every option is checked before an hour of drill
@@ -154,7 +169,8 @@ public final class DrillCommand {
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
                 sharedBuffers, dataDir, resultsDir,
-                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio, seqHint);
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio, seqHint,
+                vacuumLimit.isEmpty() ? org.pageio.table.VacuumOptions.DEFAULT_RING : vacuumLimit(vacuumLimit));
         awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {

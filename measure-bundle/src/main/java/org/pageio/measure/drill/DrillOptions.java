@@ -23,9 +23,19 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param seqHint       also run each buffered method with posix_fadvise(POSIX_FADV_SEQUENTIAL) on the table's segment
  *                      files in the cold count(*) cases (series {@code <method> +FADV_SEQUENTIAL}; a pageio lever to
  *                      measure, PostgreSQL gives no such advice)
+ * @param vacuumBufferUsageLimitKb the visibility case's {@code VACUUM (BUFFER_USAGE_LIMIT …)} in kB: 0 for no ring,
+ *                      or {@code VacuumOptions.DEFAULT_RING} (-1) for PostgreSQL's default 2MB ring
  */
 public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
-        Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint) {
+        Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint,
+        long vacuumBufferUsageLimitKb) {
+
+    /** Options with PostgreSQL's default vacuum ring. */
+    public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+            Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint) {
+        this(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
+                org.pageio.table.VacuumOptions.DEFAULT_RING);
+    }
 
     /** Options without the sequential-advice variants. */
     public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
@@ -93,17 +103,26 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
 
     /** The same options with other cases. */
     public DrillOptions withCases(List<String> c) {
-        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio, seqHint);
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio, seqHint,
+                vacuumBufferUsageLimitKb);
     }
 
     /** The same options with fio on or off. */
     public DrillOptions withFio(boolean on) {
-        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on, seqHint);
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on, seqHint,
+                vacuumBufferUsageLimitKb);
     }
 
     /** The same options with the sequential-advice variants on or off. */
     public DrillOptions withSeqHint(boolean on) {
-        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on);
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on,
+                vacuumBufferUsageLimitKb);
+    }
+
+    /** The same options with the visibility case's VACUUM ring of {@code kb} kB (0: none). */
+    public DrillOptions withVacuumBufferUsageLimit(long kb) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
+                kb);
     }
 
     /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}, {@code visibility}) runs. */

@@ -127,9 +127,11 @@ final class VisibilityCase {
      * @param updated     rows the update changed
      * @param expectedIos the index-only scan's count
      * @param expectedAll count(*)
+     * @param vacuumBufferUsageLimitKb VACUUM's ring in kB, 0 none, -1 PostgreSQL's default
      * @param runs        in the order they ran
      */
-    record Result(long rows, long blocks, long updated, long expectedIos, long expectedAll, List<Run> runs) {
+    record Result(long rows, long blocks, long updated, long expectedIos, long expectedAll, long vacuumBufferUsageLimitKb,
+            List<Run> runs) {
 
         Result {
             runs = List.copyOf(runs);
@@ -306,7 +308,8 @@ final class VisibilityCase {
             }
         }
         restore(p); // leave the table as the next drill expects it
-        return new Result(rows, p.table().blocks(), p.updated(), p.expectedIos(), p.expectedAll(), runs);
+        return new Result(rows, p.table().blocks(), p.updated(), p.expectedIos(), p.expectedAll(), opts.vacuumBufferUsageLimitKb(),
+                runs);
     }
 
     /** The rig of a method, kept by the drill for all its runs. */
@@ -330,7 +333,7 @@ final class VisibilityCase {
         cold(rig, method, p, notes);
         ScanReport afterSeq = check(tables.scan(ios), p.expectedIos(), "index-only scan after the sequential scan", notes);
         cold(rig, method, p, notes);
-        VacuumReport vac = tables.vacuum(TABLE, new VacuumOptions(false, set));
+        VacuumReport vac = tables.vacuum(TABLE, new VacuumOptions(false, set, opts.vacuumBufferUsageLimitKb()));
         cold(rig, method, p, notes);
         ScanReport afterVac = check(tables.scan(ios), p.expectedIos(), "index-only scan after VACUUM", notes);
         double seqMBs = seq.sharedRead() * 8192.0 / (1024 * 1024) / (seq.executionNanos() / 1e9);
@@ -371,7 +374,9 @@ final class VisibilityCase {
                 + " (val = val + 0 WHERE id %% 5 = 0) after id %% 5 = 1 and two rows a page were deleted and vacuumed; index-only"
                 + " scan cat = %d AND val"
                 + " BETWEEN %d AND %d (%,d rows); every step cold. Medians of %d round(s).", TABLE, r.rows(), r.blocks(),
-                r.updated(), CAT, VAL_LO, VAL_HI, r.expectedIos(), r.runs().stream().mapToInt(Run::round).max().orElse(0)));
+                r.updated(), CAT, VAL_LO, VAL_HI, r.expectedIos(), r.runs().stream().mapToInt(Run::round).max().orElse(0))
+                + (r.vacuumBufferUsageLimitKb() < 0 ? "" : " VACUUM with BUFFER_USAGE_LIMIT " + r.vacuumBufferUsageLimitKb() + "kB"
+                        + (r.vacuumBufferUsageLimitKb() == 0 ? " (no ring)." : ".")));
         out.add("");
         out.add("| method | behaviour | ios fetches | ios ms | seq ms | pages all-visible after seq | ios fetches after seq"
                 + " | ios ms after seq | VACUUM ms | VACUUM read MB/s (÷ seq MB/s) | ios fetches after VACUUM | ios ms after VACUUM"
