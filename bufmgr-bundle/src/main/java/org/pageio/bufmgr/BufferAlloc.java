@@ -143,6 +143,9 @@ final class BufferAlloc {
                 // moves on and the buffer is clean when the hand comes round again.
                 boolean wait = strategy != null || ++dirtyVictims > MAX_DIRTY_VICTIMS_SKIPPED;
                 try {
+                    if (reuse) {
+                        RingWriteBehind.writeBehind(pool, session, strategy, buf); // one fsync a lap, not one a write
+                    }
                     session.writer().writeVictim(buf, strategy, wait);
                 } catch (PosixException | RuntimeException e) {
                     pool.unpin(buf); // the victim's file could not be opened: nothing was claimed
