@@ -19,8 +19,10 @@ import org.pageio.table.VacuumOptions;
  * deletes, updates that keep their page (HOT) or move rows and add index entries, updates of an
  * indexed column, VACUUM (sometimes FREEZE), and sequential scans (which prune and set the
  * visibility map). A small pool and a busy background writer keep writes in flight throughout.
- * Before each statement it prints {@code BEGIN <what>}; after it, {@code DONE <count(*)>}.
- * Arguments: the data directory, the seed.
+ * Before each statement it prints {@code BEGIN <what>}; after it, {@code DONE <count(*)>}: on stdout,
+ * which the parent watches to time the kill, and appended to a log file, which the parent reads
+ * after the kill (a killed process's pipe may lose its last lines; what a {@code write} put in a
+ * file is there). Arguments: the data directory, the seed, the log file.
  */
 public final class RowChangesCrashChild {
 
@@ -34,6 +36,7 @@ public final class RowChangesCrashChild {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         Random rnd = new Random(Long.parseLong(args[1]));
+        log = new java.io.FileOutputStream(args[2], true);
         BufferManagerCore core = BufferManagerCore.open(dir, settings(), new SyncIoMethod());
         core.startBackgroundWriter(new BgWriterSettings(10, 100, 2.0));
         TableEngine engine = new TableEngine(core.pool());
@@ -42,8 +45,7 @@ public final class RowChangesCrashChild {
             engine.createIndex("p", "val");
             engine.createIndex("p", "cat,val");
         }
-        System.out.println("STARTED");
-        System.out.flush();
+        say("STARTED");
         for (;;) {
             long a = 1 + rnd.nextInt(ROWS);
             switch (rnd.nextInt(6)) {
@@ -62,13 +64,20 @@ public final class RowChangesCrashChild {
         Object run() throws Exception;
     }
 
+    private static java.io.FileOutputStream log;
+
+    /** One line to the log file (one {@code write}) and to stdout. */
+    private static void say(String line) throws java.io.IOException {
+        log.write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        System.out.println(line);
+        System.out.flush();
+    }
+
     /** Runs one statement between its BEGIN and DONE lines; DONE carries count(*) by a sequential scan after it. */
     private static void run(TableEngine engine, String what, Statement s) throws Exception {
-        System.out.println("BEGIN " + what);
-        System.out.flush();
+        say("BEGIN " + what);
         s.run();
-        System.out.println("DONE " + engine.scan(ScanRequest.count("p")).count());
-        System.out.flush();
+        say("DONE " + engine.scan(ScanRequest.count("p")).count());
     }
 
     private RowChangesCrashChild() {

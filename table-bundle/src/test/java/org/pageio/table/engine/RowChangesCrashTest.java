@@ -8,6 +8,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,10 @@ class RowChangesCrashTest {
 
     @TempDir
     Path dir;
+
+    /** The children's log files, outside the data directory. */
+    @TempDir
+    Path logs;
 
     @Test
     void twentyKillsWhileRowsChangeLeaveEveryPlanAgreeing() throws Exception {
@@ -71,11 +76,17 @@ class RowChangesCrashTest {
                 + " agreeing after each (seed " + seed + ")");
     }
 
+    /**
+     * Runs a child until it finished {@code afterStatements} statements, kills it {@code delayMs}
+     * later, and returns its log: the lines it wrote to its log file, which unlike its pipe keeps
+     * everything written before the kill.
+     */
     private List<String> runAndKill(long childSeed, int afterStatements, long delayMs, String where) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path logFile = Files.createTempFile(logs, "child", ".log");
         Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), RowChangesCrashChild.class.getName(), dir.toString(),
-                Long.toString(childSeed)).redirectErrorStream(true).start();
+                Long.toString(childSeed), logFile.toString()).redirectErrorStream(true).start();
         LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
@@ -106,8 +117,7 @@ class RowChangesCrashTest {
         assertTrue(child.waitFor(30, TimeUnit.SECONDS), where);
         assertEquals(137, child.exitValue(), where + ": killed by SIGKILL; output " + seen);
         reader.join(TimeUnit.SECONDS.toMillis(10));
-        lines.drainTo(seen);
-        return seen;
+        return Files.readAllLines(logFile, StandardCharsets.UTF_8);
     }
 
     /** Opens the directory as the next start would and checks that every plan agrees; returns count(*). */
