@@ -30,7 +30,10 @@ import org.pageio.posix.Iovec;
  * blocks are queued (so that it covers them, as POSIX orders {@code aio_fsync} after the requests
  * queued before it), is queued with {@code aio_fsync}. The list is queued with one
  * {@code lio_listio(LIO_NOWAIT)} per batch, or {@code aio_read}/{@code aio_write} when it holds
- * one block. A block glibc refused to queue (its error field still {@link Aiocb#NOT_QUEUED} after a
+ * one block. A read's blocks go round robin to its file's descriptors, the handle's own and
+ * duplicates of it ({@link Duplicates}), validated once per call and descriptor and acquired per
+ * handle ({@link #slotFile}); the reaper releases the entry before it completes the handle. Writes
+ * and syncs stay on the handle's descriptor. A block glibc refused to queue (its error field still {@link Aiocb#NOT_QUEUED} after a
  * failed call) is marked over with the call's errno, so the reaper reads it like any result. Last,
  * the owner publishes each handle's generation in {@link #enqueued} (release store): from then on
  * its blocks are glibc's until they are over, and reapers may look at them.
@@ -111,6 +114,12 @@ final class AioSession {
     /** The batch's blocks, as pointers, for {@code lio_listio}. Owner only. */
     private final MemorySegment list;
     private final IoHandle[] handles;
+    /** The method's duplicates of the descriptors reads are queued on. */
+    private final Duplicates duplicates;
+    /** {@code struct stat} for validating a file's duplicates. Owner only. */
+    private final MemorySegment stat;
+    /** The duplicates entry each slot's read acquired, or null. Owner writes before publishing; lock holder reads. */
+    private final Duplicates.Entry[] slotFile;
 
     /** Blocks in use by the slot's I/O. Owner writes before publishing; lock holder reads. */
     private final int[] segments;
@@ -123,6 +132,9 @@ final class AioSession {
     private final int[] batchSlots = new int[IoSession.SUBMIT_BATCH_SIZE];
     private int batchCount;
     private int listCount;
+    /** The descriptor validated in this submit call (-1: none) and its entry (null: read through it alone). */
+    private int checkedFd = -1;
+    private Duplicates.Entry checked;
 
     private final ReentrantLock completionLock = new ReentrantLock();
     private final Condition noSuspenders = completionLock.newCondition();
@@ -138,7 +150,7 @@ final class AioSession {
     private long fsyncCalls;
     private long refusedBlocks;
 
-    AioSession(IoSession session) {
+    AioSession(IoSession session, Duplicates duplicates) {
         AioContext ctx = session.context();
         this.slots = ctx.config().ioMaxConcurrency();
         this.perSlot = ctx.config().ioMaxCombineLimit();
@@ -151,6 +163,9 @@ final class AioSession {
         this.poolAddress = pool.address();
         this.list = arena.allocate((long) IoSession.SUBMIT_BATCH_SIZE * perSlot * ValueLayout.ADDRESS.byteSize(), 8);
         this.handles = new IoHandle[slots];
+        this.duplicates = duplicates;
+        this.stat = arena.allocate(Duplicates.STAT_SIZE, 8);
+        this.slotFile = new Duplicates.Entry[slots];
         for (int i = 0; i < slots; i++) {
             handles[i] = ctx.handle(base + i);
         }
@@ -176,7 +191,7 @@ final class AioSession {
             int slot = h.index() - base;
             switch (h.op()) {
                 case IoHandle.OP_READV, IoHandle.OP_WRITEV -> {
-                    prepare(h, slot);
+                    prepare(h, slot, cs);
                     batchSlots[batchCount++] = slot;
                 }
                 case IoHandle.OP_FSYNC, IoHandle.OP_FDATASYNC -> {
@@ -187,6 +202,7 @@ final class AioSession {
                     long b = block(slot, 0);
                     Aiocb.define(pool, b, h.fd(), Aiocb.LIO_NOP, 0, 0, 0);
                     Aiocb.refused(pool, b, Errno.EINVAL);
+                    slotFile[slot] = null;
                     segments[slot] = 1;
                     firstPending[slot] = 0;
                     publish(slot, h);
@@ -194,13 +210,22 @@ final class AioSession {
             }
         }
         flush(cs);
+        checkedFd = -1; // the next call's descriptors are validated afresh
+        checked = null;
     }
 
-    /** One block per run of adjacent iovecs, listed for the next {@link #flush}. */
-    private void prepare(IoHandle h, int slot) {
-        int opcode = h.op() == IoHandle.OP_READV ? Aiocb.LIO_READ : Aiocb.LIO_WRITE;
+    /**
+     * One block per run of adjacent iovecs, listed for the next {@link #flush}. A read's blocks go
+     * round robin to the descriptors of its file ({@link Duplicates}); a write's to the handle's
+     * descriptor, so that an {@code aio_fsync} on it still comes after them in glibc's queue.
+     */
+    private void prepare(IoHandle h, int slot, CallState cs) {
+        boolean read = h.op() == IoHandle.OP_READV;
+        int opcode = read ? Aiocb.LIO_READ : Aiocb.LIO_WRITE;
         MemorySegment iov = h.iovecs();
         int fd = h.fd();
+        Duplicates.Entry file = read && duplicates.perFile() > 1 ? file(fd, cs) : null;
+        slotFile[slot] = file;
         long offset = h.offset();
         long address = Iovec.base(iov, 0);
         long length = Iovec.length(iov, 0);
@@ -212,14 +237,29 @@ final class AioSession {
                 length += l; // continues the previous iovec in memory: the same request
                 continue;
             }
-            addBlock(slot, k++, fd, opcode, address, length, offset);
+            addBlock(slot, k++, file == null ? fd : file.pick(), opcode, address, length, offset);
             offset += length;
             address = a;
             length = l;
         }
-        addBlock(slot, k++, fd, opcode, address, length, offset);
+        addBlock(slot, k++, file == null ? fd : file.pick(), opcode, address, length, offset);
         segments[slot] = k;
         firstPending[slot] = 0;
+    }
+
+    /**
+     * {@code fd}'s duplicates entry, acquired for one read, or null (read through {@code fd}): validated
+     * once per submit call and descriptor, since the issuer keeps the descriptors of the handles it
+     * submits open. Owner only.
+     */
+    private Duplicates.Entry file(int fd, CallState cs) {
+        if (fd == checkedFd && (checked == null || checked.tryAcquire())) {
+            return checked;
+        }
+        Duplicates.Entry e = duplicates.acquire(fd, cs, stat);
+        checkedFd = fd;
+        checked = e;
+        return e;
     }
 
     private void addBlock(int slot, int j, int fd, int opcode, long address, long length, long offset) {
@@ -261,6 +301,7 @@ final class AioSession {
     private void fsync(IoHandle h, int slot, CallState cs) {
         long b = block(slot, 0);
         Aiocb.define(pool, b, h.fd(), Aiocb.LIO_NOP, 0, 0, 0); // aio_fsync reads the descriptor only
+        slotFile[slot] = null;
         segments[slot] = 1;
         firstPending[slot] = 0;
         int r = Aio.fsync(cs, h.op() == IoHandle.OP_FDATASYNC, blockAddress(slot, 0));
@@ -288,6 +329,10 @@ final class AioSession {
         for (int slot = 0; slot < slots; slot++) {
             if ((long) ENQUEUED.getAcquire(enqueued, slot) != 0 && over(slot)) {
                 int raw = result(slot);
+                Duplicates.Entry file = slotFile[slot];
+                if (file != null) {
+                    file.release(); // its descriptors may be closed once no read is in flight on them
+                }
                 ENQUEUED.setRelease(enqueued, slot, 0L); // unpublished before the owner can see the completion
                 handles[slot].complete(raw);
                 reaped++;
@@ -403,7 +448,11 @@ final class AioSession {
         }
     }
 
-    /** The address of the slot's last block still in progress, or 0 when none is. Lock held. */
+    /**
+     * The address of the slot's last block still in progress, or 0 when none is: on one descriptor
+     * glibc runs them in order, so that one being over usually means all are; blocks spread over a
+     * file's duplicates end in any order, and the waiter sleeps again on the next. Lock held.
+     */
     private long lastPending(int slot) {
         for (int j = segments[slot] - 1; j >= firstPending[slot]; j--) {
             long cb = blockAddress(slot, j);
@@ -428,11 +477,16 @@ final class AioSession {
     }
 
     /**
-     * Frees the blocks. Owner, after the session drained (every block is over): waits for the
+     * Frees the blocks. Owner, after the session drained (every block is over): sweeps the method's
+     * duplicates ({@link Duplicates#sweep}), waits for the
      * threads still inside {@code aio_suspend} on its blocks (they return at once), takes glibc's
      * request lock once so that no glibc thread is still reading a finished block, then frees.
      */
     void close() {
+        if (!isClosed() && duplicates.perFile() > 1) {
+            // the files this session's issuer closed are not kept open by their duplicates
+            duplicates.sweep(SCRATCH.get().callState, stat);
+        }
         completionLock.lock();
         try {
             if (closed) {
@@ -502,6 +556,11 @@ final class AioSession {
             }
         }
         return n;
+    }
+
+    /** The descriptor block {@code j} of {@code slot} was last queued on. Owner, with the slot's I/O over. */
+    int descriptorOf(int slot, int j) {
+        return pool.get(ValueLayout.JAVA_INT, block(slot, j) * Aiocb.SIZE + Aiocb.FILDES);
     }
 
     boolean isClosed() {

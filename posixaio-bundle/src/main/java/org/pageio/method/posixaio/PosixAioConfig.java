@@ -13,7 +13,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         description = "POSIX asynchronous I/O through the C library; on Linux glibc runs the requests in a pool of its"
                 + " own threads, sized by these settings. posix_aio_threads and posix_aio_num size that pool once per"
                 + " process, before its first request (a change applies at the next start); posix_aio_idle_time"
-                + " applies at once. An invalid value is rejected with a warning and the values in force stay.")
+                + " and posix_aio_fds_per_file apply at once. An invalid value is rejected with a warning and the values in force stay.")
 public @interface PosixAioConfig {
 
     @AttributeDefinition(name = PosixAioSettings.THREADS, min = "1", max = "1024",
@@ -30,4 +30,10 @@ public @interface PosixAioConfig {
             description = "glibc's aio_idle_time: seconds an idle glibc thread waits for a request before it exits"
                     + " (1..3600). Default 1, glibc's.")
     int posix__aio__idle__time() default PosixAioSettings.DEFAULT_IDLE_TIME;
+
+    @AttributeDefinition(name = PosixAioSettings.FDS_PER_FILE, min = "1", max = "64",
+            description = "Descriptors a file's reads are spread over: its own and duplicates of it (1..64). glibc"
+                    + " runs one request per descriptor at a time, so this many reads of one file run at once at most;"
+                    + " 1 queues every request on the file's own descriptor. Applies live. Default 8.")
+    int posix__aio__fds__per__file() default PosixAioSettings.DEFAULT_FDS_PER_FILE;
 }

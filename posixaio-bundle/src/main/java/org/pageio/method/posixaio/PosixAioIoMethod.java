@@ -4,6 +4,7 @@ import java.util.Objects;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
 import org.pageio.api.IoHandle;
@@ -22,13 +23,16 @@ import org.pageio.api.IoSession;
  *
  * <p>Each session gets an {@link AioSession}: a pool of control blocks made once. Whoever waits for
  * a handle completes it (the owner, another session's thread, a thread without a session), under
- * the session's completion lock, and runs its shared callbacks: see {@link AioSession}.
+ * the session's completion lock, and runs its shared callbacks: see {@link AioSession}. glibc runs
+ * one request per descriptor at a time, so reads are spread over {@code posix_aio_fds_per_file}
+ * descriptors of their file, duplicates validated against the issuer's descriptor at each
+ * submission: see {@link Duplicates}.
  *
  * <p>Settings (PID {@value #PID}, {@link PosixAioConfig}, {@link PosixAioSettings}): glibc's
  * {@code aio_init} sizes, passed before the first request of the process (at activation, or by the
  * public constructor). {@code posix_aio_threads} and {@code posix_aio_num} size glibc's pool once
  * per process, when it queues its first request; a later change is kept and applies at the next
- * start. {@code posix_aio_idle_time} applies at once. An invalid value is rejected with a warning
+ * start. {@code posix_aio_idle_time} and {@code posix_aio_fds_per_file} apply at once. An invalid value is rejected with a warning
  * naming the setting and its range, and the values in force stay; {@code availability().cause()}
  * shows the rejection until a valid configuration comes.
  *
@@ -56,6 +60,8 @@ public final class PosixAioIoMethod implements IoMethod {
 
     /** The settings last applied. Written by the configuration thread, read anywhere. */
     private volatile PosixAioSettings settings = PosixAioSettings.DEFAULTS;
+    /** The duplicates of the descriptors reads are queued on, shared by the sessions. */
+    private final Duplicates duplicates = new Duplicates(PosixAioSettings.DEFAULT_FDS_PER_FILE);
     /** The last rejected configuration, as one line; null when none was rejected. */
     private volatile String rejected;
 
@@ -74,6 +80,12 @@ public final class PosixAioIoMethod implements IoMethod {
     @Activate
     void activate(PosixAioConfig config) {
         configure(config, "using the defaults");
+    }
+
+    /** Closes the duplicates no read is in flight on (the sessions are closed by then). */
+    @Deactivate
+    void deactivate() {
+        duplicates.close();
     }
 
     /** Applies a changed configuration; an invalid one is rejected. Never throws. */
@@ -107,6 +119,7 @@ public final class PosixAioIoMethod implements IoMethod {
     public synchronized void apply(PosixAioSettings s) {
         PosixAioSettings old = settings;
         settings = s;
+        duplicates.setPerFile(s.fdsPerFile());
         if (!Aio.AVAILABILITY.available()) {
             return;
         }
@@ -119,7 +132,7 @@ public final class PosixAioIoMethod implements IoMethod {
                     + " and " + PosixAioSettings.NUM + " = " + s.num() + " apply at the next start: glibc sized its pool"
                     + " at this process's first request (" + PosixAioSettings.THREADS + " = " + sizedWith.threads() + ", "
                     + PosixAioSettings.NUM + " = " + sizedWith.num() + "); " + PosixAioSettings.IDLE_TIME + " = "
-                    + s.idleTime() + " s applies now");
+                    + s.idleTime() + " s and " + PosixAioSettings.FDS_PER_FILE + " = " + s.fdsPerFile() + " apply now");
         } else if (!old.equals(s)) {
             LOG.log(System.Logger.Level.INFO, "io_method=posix_aio: " + s.describe());
         }
@@ -128,6 +141,11 @@ public final class PosixAioIoMethod implements IoMethod {
     /** The settings last applied. Any thread. */
     public PosixAioSettings settings() {
         return settings;
+    }
+
+    /** The duplicates of the descriptors reads are queued on. */
+    Duplicates duplicates() {
+        return duplicates;
     }
 
     /**
@@ -158,7 +176,7 @@ public final class PosixAioIoMethod implements IoMethod {
         if (!Aio.AVAILABILITY.available()) {
             throw new IllegalStateException("io_method=posix_aio is not available: " + Aio.AVAILABILITY.cause());
         }
-        return new AioSession(session);
+        return new AioSession(session, duplicates);
     }
 
     @Override
@@ -210,6 +228,8 @@ public final class PosixAioIoMethod implements IoMethod {
     /**
      * glibc keeps a queued request's descriptor number, not a reference to the file: closing it
      * (and a reuse of the number) while a request waits would send the request to another file.
+     * Reads queued on a duplicate are counted by the handle's descriptor all the same, and the
+     * duplicate outlives them ({@link Duplicates}).
      */
     @Override
     public boolean waitOnFdBeforeClose() {

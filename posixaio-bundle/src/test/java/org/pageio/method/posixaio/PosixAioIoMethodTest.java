@@ -476,16 +476,23 @@ class PosixAioIoMethodTest {
     @Test
     void settingsAreRefusedOutsideTheirRangesNamingIt() {
         assertEquals("posix_aio_threads = 0 is out of range: valid values are 1..1024",
-                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(0, 64, 1)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(0, 64, 1, 8)).getMessage());
         assertEquals("posix_aio_num = 16 is out of range: valid values are 32..65536",
-                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(20, 16, 1)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(20, 16, 1, 8)).getMessage());
         assertEquals("posix_aio_idle_time = 0 is out of range: valid values are 1..3600",
-                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(20, 64, 0)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(20, 64, 0, 8)).getMessage());
+        assertEquals("posix_aio_fds_per_file = 0 is out of range: valid values are 1..64",
+                assertThrows(IllegalArgumentException.class, () -> new PosixAioSettings(20, 64, 1, 0)).getMessage());
+        assertEquals("posix_aio_fds_per_file = 65 is out of range: valid values are 1..64",
+                assertThrows(IllegalArgumentException.class,
+                        () -> PosixAioSettings.from(Map.of("posix_aio_fds_per_file", "65"))).getMessage());
         assertEquals("posix_aio_threads = many is not an integer",
                 assertThrows(IllegalArgumentException.class, () -> PosixAioSettings.from(Map.of("posix_aio_threads", "many")))
                         .getMessage());
-        assertEquals(new PosixAioSettings(4, 64, 1), PosixAioSettings.from(Map.of("posix_aio_threads", " 4 ")));
-        assertEquals("posix_aio_threads = 20, posix_aio_num = 64, posix_aio_idle_time = 1 s", PosixAioSettings.DEFAULTS.describe());
+        assertEquals(new PosixAioSettings(4, 64, 1, 8), PosixAioSettings.from(Map.of("posix_aio_threads", " 4 ")));
+        assertEquals(new PosixAioSettings(20, 64, 1, 1), PosixAioSettings.from(Map.of("posix_aio_fds_per_file", "1")));
+        assertEquals("posix_aio_threads = 20, posix_aio_num = 64, posix_aio_idle_time = 1 s, posix_aio_fds_per_file = 8",
+                PosixAioSettings.DEFAULTS.describe());
     }
 
     /** A configuration out of range is rejected in one line; the values in force stay and availability shows why. */
@@ -493,16 +500,16 @@ class PosixAioIoMethodTest {
     void aRejectedConfigurationKeepsTheSettingsInForceAndSaysWhy() {
         PosixAioIoMethod m = new PosixAioIoMethod();
         m.activate(config(8, 64, 2));
-        assertEquals(new PosixAioSettings(8, 64, 2), m.settings());
+        assertEquals(new PosixAioSettings(8, 64, 2, 8), m.settings());
         assertNull(m.availability().cause());
         m.modified(config(8, 64, 0));
-        assertEquals(new PosixAioSettings(8, 64, 2), m.settings(), "the values in force stay");
+        assertEquals(new PosixAioSettings(8, 64, 2, 8), m.settings(), "the values in force stay");
         assertTrue(m.availability().available());
         assertEquals("io_method=posix_aio: rejected configuration: posix_aio_idle_time = 0 is out of range: valid values"
-                + " are 1..3600; keeping posix_aio_threads = 8, posix_aio_num = 64, posix_aio_idle_time = 2 s",
+                + " are 1..3600; keeping posix_aio_threads = 8, posix_aio_num = 64, posix_aio_idle_time = 2 s, posix_aio_fds_per_file = 8",
                 m.availability().cause());
         m.modified(config(8, 64, 3));
-        assertEquals(new PosixAioSettings(8, 64, 3), m.settings());
+        assertEquals(new PosixAioSettings(8, 64, 3, 8), m.settings());
         assertNull(m.availability().cause(), "a valid configuration clears the rejection");
     }
 
@@ -526,6 +533,11 @@ class PosixAioIoMethodTest {
             @Override
             public int posix__aio__idle__time() {
                 return idle;
+            }
+
+            @Override
+            public int posix__aio__fds__per__file() {
+                return PosixAioSettings.DEFAULT_FDS_PER_FILE;
             }
         };
     }
