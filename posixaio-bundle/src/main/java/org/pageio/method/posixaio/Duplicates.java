@@ -80,6 +80,8 @@ final class Duplicates {
     /** Bytes of a {@code struct stat} buffer ({@code st_dev} at 0, {@code st_ino} at 8 on x86-64 and aarch64). */
     static final long STAT_SIZE = 144;
 
+    /** Elements of {@link #table}: release stores under the lock, acquire loads without it. */
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Entry[].class);
     private static final VarHandle STATE;
     private static final VarHandle NEXT;
 
@@ -179,7 +181,10 @@ final class Duplicates {
         }
     }
 
-    /** Indexed by descriptor number; replaced (grown) under the lock, elements written under it. */
+    /**
+     * Indexed by descriptor number; replaced (grown) under the lock, elements written under it (a new
+     * entry with a release store), read without it.
+     */
     private volatile Entry[] table = new Entry[64];
     /** {@code posix_aio_fds_per_file}. Written under the lock; read anywhere. */
     private volatile int perFile;
@@ -205,7 +210,7 @@ final class Duplicates {
      */
     Entry acquire(int fd, CallState cs, MemorySegment stat) {
         Entry[] t = table;
-        Entry e = fd < t.length ? t[fd] : null;
+        Entry e = fd < t.length ? (Entry) SLOT.getAcquire(t, fd) : null;
         if (e != null && e.tryAcquire()) {
             if (valid(e, cs, stat)) {
                 e.lastUse = System.nanoTime();
@@ -288,7 +293,7 @@ final class Duplicates {
         if (fd >= t.length) {
             t = Arrays.copyOf(t, Math.max(fd + 1, t.length * 2));
         }
-        t[fd] = e;
+        SLOT.setRelease(t, fd, e); // the entry's state and flags before its publication
         table = t;
         return e;
     }
@@ -400,7 +405,7 @@ final class Duplicates {
     /** {@code fd}'s descriptors as the table has them now ({@code fd} first), or an empty array. Any thread. */
     int[] descriptorsOf(int fd) {
         Entry[] t = table;
-        Entry e = fd < t.length ? t[fd] : null;
+        Entry e = fd < t.length ? (Entry) SLOT.getAcquire(t, fd) : null;
         return e == null ? new int[0] : e.descriptors.clone();
     }
 

@@ -294,6 +294,46 @@ class DuplicatesTest {
         }
     }
 
+    /**
+     * Sessions in three threads read one descriptor while the setting changes under them: entries are
+     * retired with reads in flight, every block read is the file's, and once the reads are over and
+     * the setting is 1 no duplicate stays open.
+     */
+    @Test
+    void sessionsReadOneFileWhileTheSettingChangesUnderThem() throws Exception {
+        int fd = open(alpha, OpenFlags.O_RDONLY);
+        Duplicates d = method.duplicates();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> readers = new ArrayList<>();
+        for (int r = 0; r < 3; r++) {
+            int first = r;
+            Thread t = new Thread(() -> {
+                try (IoSession s = ctx.openSession("reader")) {
+                    for (int i = 0; !stop.get() || i < 20; i++) {
+                        readBatch(s, fd, "alpha", first + i);
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "reader-" + r);
+            readers.add(t);
+            t.start();
+        }
+        for (int i = 0; i < 200; i++) {
+            method.apply(method.settings().withFdsPerFile(2 + i % 3));
+            Thread.onSpinWait();
+        }
+        stop.set(true);
+        for (Thread t : readers) {
+            t.join();
+        }
+        assertEquals(List.of(), failures);
+        assertTrue(d.retiredCount() > 0, "entries were retired while sessions read");
+        method.apply(method.settings().withFdsPerFile(1));
+        assertEquals(0, d.open(), "every duplicate closed once its reads were reaped");
+    }
+
     /** Reads of a closed descriptor fail as they would without duplicates: EBADF, and no entry. */
     @Test
     void aClosedDescriptorGetsNoDuplicates() throws IOException {
