@@ -102,6 +102,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("posix_aio_threads", Unit.NONE, "postmaster", false),
             new Known("posix_aio_num", Unit.NONE, "postmaster", false),
             new Known("posix_aio_idle_time", Unit.NONE, "sighup", false),
+            new Known("posix_aio_fds_per_file", Unit.NONE, "sighup", false),
             // pageio's switch between PostgreSQL 19's read-only scans that set the visibility map on
             // access (on) and PostgreSQL 18's, where only VACUUM sets it (off); PostgreSQL has no GUC for it
             new Known("scan_sets_visibility_map", Unit.NONE, "pageio", false));
@@ -134,7 +135,7 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
     /** {@link #appliesFor(String)} for one setting. */
     static String appliesFor(String pid, String name) {
         if (POSIX_AIO_PID.equals(pid)) {
-            return name.equals("posix_aio_idle_time") ? "live" : NEXT_START;
+            return name.equals("posix_aio_idle_time") || name.equals("posix_aio_fds_per_file") ? "live" : NEXT_START;
         }
         return BUFMGR_PID.equals(pid) && (name.startsWith("io_method") || name.startsWith("bgwriter_")
                 || name.equals("io_hang_warning")) ? "live"
