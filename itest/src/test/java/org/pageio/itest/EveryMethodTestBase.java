@@ -10,7 +10,7 @@ import org.ops4j.pax.exam.util.Filter;
 import org.pageio.api.IoMethod;
 
 /**
- * A container with every method this machine has (sync, worker, io_uring, direct) and the fault
+ * A container with every method this machine has (sync, worker, io_uring, direct, posix_aio) and the fault
  * bundle, for tests that run the same case over each of them.
  */
 public abstract class EveryMethodTestBase extends PageioTestBase {
@@ -19,10 +19,11 @@ public abstract class EveryMethodTestBase extends PageioTestBase {
     @Inject @Filter("(io.method=worker)") protected IoMethod worker;
     @Inject @Filter("(io.method=io_uring)") protected IoMethod uring;
     @Inject @Filter("(io.method=direct)") protected IoMethod direct;
+    @Inject @Filter("(io.method=posix_aio)") protected IoMethod posixAio;
 
     @Override
     protected Option extraOptions() {
-        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"));
+        return composite(reactorBundle("uring-bundle"), reactorBundle("directio-bundle"), reactorBundle("posixaio-bundle"));
     }
 
     /** The methods by name, in a fixed order. */
@@ -32,6 +33,7 @@ public abstract class EveryMethodTestBase extends PageioTestBase {
         m.put("worker", worker);
         m.put("io_uring", uring);
         m.put("direct", direct);
+        m.put("posix_aio", posixAio);
         return m;
     }
 }

@@ -38,7 +38,7 @@ import org.pageio.tck.PatternRelation;
 
 /**
  * The buffer manager and read streams under injected faults, over every method this machine has
- * (sync, worker, io_uring, direct; none may be missing or unavailable): errors reach the reader
+ * (sync, worker, io_uring, direct, posix_aio; none may be missing or unavailable): errors reach the reader
  * naming relation, block and errno; a failed buffer is not VALID, so a later read retries and
  * succeeds; partial reads are re-read; nothing hangs (each case runs under a timeout); no pin,
  * session or handle is left; every byte returned is checked.

@@ -73,6 +73,11 @@ public class FaultStressIT extends EveryMethodTestBase {
     }
 
     @Test
+    public void posixAio() throws Exception {
+        stress(posixAio);
+    }
+
+    @Test
     public void syncWriteFaults() throws Exception {
         writeStress(sync);
     }
@@ -90,6 +95,11 @@ public class FaultStressIT extends EveryMethodTestBase {
     @Test
     public void directWriteFaults() throws Exception {
         writeStress(direct);
+    }
+
+    @Test
+    public void posixAioWriteFaults() throws Exception {
+        writeStress(posixAio);
     }
 
     final AtomicLong pagesChecked = new AtomicLong();

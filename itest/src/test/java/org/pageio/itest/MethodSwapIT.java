@@ -45,7 +45,7 @@ import org.pageio.itest.kit.NumberedRelation;
 /**
  * Hot swap of the I/O method: several sessions scan real relations (sequential streams
  * and random single-block reads, every page's number checked) while {@code io_method} is changed
- * through ConfigAdmin sync → worker → io_uring → direct and round again; the direct bundle is
+ * through ConfigAdmin sync → worker → io_uring → direct → posix_aio and round again; the direct bundle is
  * installed only during the run. No read is lost or fails, no byte is wrong, the pool (and pages
  * pinned across the swaps) survive, every session reads through every method, and the pause each
  * session sees around a swap is measured. Then: stopping the active method's bundle falls back to
@@ -71,7 +71,7 @@ public class MethodSwapIT extends PageioTestBase {
 
     @Override
     protected Option extraOptions() {
-        return composite(reactorBundle("uring-bundle")); // directio-bundle is installed by the test
+        return composite(reactorBundle("uring-bundle"), reactorBundle("posixaio-bundle")); // directio-bundle is installed by the test
     }
 
     /**
@@ -112,8 +112,8 @@ public class MethodSwapIT extends PageioTestBase {
             }
             awaitDeliveries(scanners, 20);
 
-            String[] order = {"worker", "io_uring", "direct", "sync", "worker", "io_uring", "direct", "sync", "worker",
-                "io_uring", "direct"};
+            String[] order = {"worker", "io_uring", "direct", "posix_aio", "sync", "worker", "io_uring", "posix_aio", "direct",
+                "sync", "posix_aio", "worker", "io_uring", "direct"};
             for (String m : order) {
                 if (m.equals("direct") && direct == null) {
                     // a method bundle installed into the running container, then selected
@@ -148,7 +148,7 @@ public class MethodSwapIT extends PageioTestBase {
             for (Scanner s : scanners) {
                 assertEquals("scanner " + s.getName() + " failed: " + s.errors, List.of(), s.errors);
                 assertEquals("scanner " + s.getName() + " read through every method",
-                        Set.of("sync", "worker", "io_uring", "direct"), s.methodsSeen);
+                        Set.of("sync", "worker", "io_uring", "direct", "posix_aio"), s.methodsSeen);
                 assertTrue(s.getName() + " read " + s.deliveries, s.deliveries > 100);
             }
             assertSame("the pool survived every swap", pool, current().pool());
@@ -258,10 +258,10 @@ public class MethodSwapIT extends PageioTestBase {
         assertEquals("sync", bufmgr.methodStatus().method());
         assertEquals("(io.method=sync)", configAdmin.getConfiguration(PID, "?").getProperties().get("ioMethod.target"));
         try {
-            run("pageio:swap posix_aio");
-            throw new AssertionError("posix_aio was accepted");
+            run("pageio:swap libaio");
+            throw new AssertionError("libaio was accepted");
         } catch (IllegalArgumentException e) {
-            assertTrue(e.getMessage(), e.getMessage().startsWith("io_method 'posix_aio' is not registered; registered methods: "));
+            assertTrue(e.getMessage(), e.getMessage().startsWith("io_method 'libaio' is not registered; registered methods: "));
             assertTrue(e.getMessage(), e.getMessage().endsWith("; io_method stays as it is"));
         }
         assertEquals("sync", bufmgr.methodStatus().method());

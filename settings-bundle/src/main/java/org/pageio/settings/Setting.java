@@ -45,6 +45,8 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
     public static final String BUFMGR_PID = "org.pageio.bufmgr";
     public static final String WORKER_PID = "org.pageio.method.worker";
     public static final String URING_PID = "org.pageio.method.uring";
+    /** {@code io_method=posix_aio}'s PID: glibc's {@code aio_init} sizes. */
+    public static final String POSIX_AIO_PID = "org.pageio.method.posixaio";
     /** The table service's PID: {@code scan_sets_visibility_map}, applied live to the next scan. */
     public static final String TABLE_PID = "org.pageio.table";
     /** The property {@code io_method} is derived from. */
@@ -95,6 +97,12 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
             new Known("bgwriter_lru_multiplier", Unit.NONE, "sighup", false),
             new Known("io_hang_warning", Unit.MS, "sighup", false),
             new Known("io_uring_force_async", Unit.NONE, "pageio", false),
+            // glibc's aio_init: the pool's sizes take effect once per process, before its first request;
+            // the idle time at once (seconds, as glibc takes it)
+            new Known("posix_aio_threads", Unit.NONE, "postmaster", false),
+            new Known("posix_aio_num", Unit.NONE, "postmaster", false),
+            new Known("posix_aio_idle_time", Unit.NONE, "sighup", false),
+            new Known("posix_aio_fds_per_file", Unit.NONE, "sighup", false),
             // pageio's switch between PostgreSQL 19's read-only scans that set the visibility map on
             // access (on) and PostgreSQL 18's, where only VACUUM sets it (off); PostgreSQL has no GUC for it
             new Known("scan_sets_visibility_map", Unit.NONE, "pageio", false));
@@ -117,8 +125,18 @@ public record Setting(String name, String pid, String property, Kind kind, Unit 
         return WORKER_PID.equals(pid) || URING_PID.equals(pid) || TABLE_PID.equals(pid) ? "live" : "restart";
     }
 
+    /**
+     * How a setting applies that takes effect only when the process starts again: glibc sizes its
+     * POSIX AIO pool once per process ({@code posix_aio_threads}, {@code posix_aio_num}). Stored at
+     * once; nothing restarts.
+     */
+    static final String NEXT_START = "next start";
+
     /** {@link #appliesFor(String)} for one setting. */
     static String appliesFor(String pid, String name) {
+        if (POSIX_AIO_PID.equals(pid)) {
+            return name.equals("posix_aio_idle_time") || name.equals("posix_aio_fds_per_file") ? "live" : NEXT_START;
+        }
         return BUFMGR_PID.equals(pid) && (name.startsWith("io_method") || name.startsWith("bgwriter_")
                 || name.equals("io_hang_warning")) ? "live"
                 : appliesFor(pid);

@@ -406,6 +406,7 @@ public final class SettingsFile {
                     .append("# ").append(TextTable.text(row[range]))
                     .append(u.isEmpty() || TextTable.text(row[range]).contains(u) ? "" : " (" + u + ")")
                     .append("; ").append("live".equals(TextTable.text(row[applies])) ? "applies live"
+                            : Setting.NEXT_START.equals(TextTable.text(row[applies])) ? "applies at the next start"
                             : "restarts the buffer manager")
                     .append('\n');
         }

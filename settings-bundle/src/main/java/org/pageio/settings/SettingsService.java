@@ -34,7 +34,7 @@ import org.pageio.report.TextTable;
 /**
  * {@code pageio:settings} (PostgreSQL's {@code pg_settings} for our PIDs) and {@code pageio:set NAME
  * VALUE}. Definitions come from the Metatype OCDs of {@value Setting#BUFMGR_PID},
- * {@value Setting#WORKER_PID}, {@value Setting#URING_PID} and {@value Setting#TABLE_PID}, values from ConfigAdmin; {@code io_method} is derived from
+ * {@value Setting#WORKER_PID}, {@value Setting#URING_PID}, {@value Setting#POSIX_AIO_PID} and {@value Setting#TABLE_PID}, values from ConfigAdmin; {@code io_method} is derived from
  * {@code ioMethod.target}. A value set here is marked in the configuration's private property
  * {@value #CONSOLE_MARK} (not propagated to service properties), so its source shows as
  * {@code console}; any other stored value shows as {@code configuration file}.
@@ -47,7 +47,8 @@ public final class SettingsService {
 
     static final String[] HEADER = {"name", "setting", "unit", "source", "context", "applies", "range"};
 
-    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID, Setting.URING_PID, Setting.TABLE_PID);
+    static final List<String> PIDS = List.of(Setting.BUFMGR_PID, Setting.WORKER_PID, Setting.URING_PID, Setting.POSIX_AIO_PID,
+            Setting.TABLE_PID);
 
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
@@ -128,7 +129,7 @@ public final class SettingsService {
         Set<String> marked = new LinkedHashSet<>(Arrays.asList(marks(props)));
         marked.add(s.property());
         props.put(CONSOLE_MARK, marked.toArray(String[]::new));
-        boolean restarts = !s.applies().equals("live");
+        boolean restarts = s.applies().equals("restart");
         boolean back = true;
         if (restarts) {
             back = updateAndAwaitRestart(c, props);
@@ -144,7 +145,8 @@ public final class SettingsService {
             out.append(": ").append(Setting.METHOD_TARGET).append('=').append(parsed).append(" on ").append(s.pid());
         }
         String refused = restarts && back ? startRefusal() : null;
-        out.append(!restarts ? "; applies live" : refused != null ? "; " + refused : back ? "; the buffer manager restarted"
+        out.append(s.applies().equals(Setting.NEXT_START) ? "; applies at the next start of pageio (glibc sizes its pool once"
+                + " per process)" : !restarts ? "; applies live" : refused != null ? "; " + refused : back ? "; the buffer manager restarted"
                 : "; the buffer manager did not come back within " + RESTART_WAIT_SECONDS + " s (see the log)");
         String note = note(s, parsed, current, defs);
         if (note != null) {

@@ -12,13 +12,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.pageio.api.IoMethod;
 import org.pageio.method.direct.DirectIoMethod;
 import org.pageio.method.direct.DirectSettings;
+import org.pageio.method.posixaio.PosixAioIoMethod;
+import org.pageio.method.posixaio.PosixAioSettings;
 import org.pageio.method.sync.SyncIoMethod;
 import org.pageio.method.uring.UringIoMethod;
 import org.pageio.method.worker.WorkerIoMethod;
 import org.pageio.method.worker.WorkerSettings;
 
 /**
- * Two minutes of soak on real files over every method here (sync, worker, io_uring, direct): hot swaps and injected faults
+ * Two minutes of soak on real files over every method here (sync, worker, io_uring, direct, posix_aio): hot swaps and injected faults
  * happened, every page checked held what the model says, nothing hung, and a fresh buffer manager
  * read every block back as written.
  */
@@ -34,10 +36,12 @@ class SoakTest {
         assertTrue(uring.availability().available(), "io_uring must run here: " + uring.availability().cause());
         DirectIoMethod direct = new DirectIoMethod(DirectSettings.DEFAULTS);
         assertTrue(direct.availability().available(), "direct must run here: " + direct.availability().cause());
+        PosixAioIoMethod posixAio = new PosixAioIoMethod(PosixAioSettings.DEFAULTS);
+        assertTrue(posixAio.availability().available(), "posix_aio must run here: " + posixAio.availability().cause());
         try {
             long seed = System.nanoTime(); // a new one each run, printed: ./pageio soak --seed replays it
             Soak.Result r = Soak.run(new Soak.Options(dir, TimeUnit.MINUTES.toMillis(2), 3, seed,
-                    List.<IoMethod>of(new SyncIoMethod(), worker, uring, direct), 200, null));
+                    List.<IoMethod>of(new SyncIoMethod(), worker, uring, direct, posixAio), 200, null));
             System.out.println(r + " (seed " + seed + ")");
             assertTrue(r.ok(), r + " (seed " + seed + ")");
             assertTrue(r.swaps() >= 5, "hot swaps: " + r);
