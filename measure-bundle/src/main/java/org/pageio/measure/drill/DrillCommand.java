@@ -134,8 +134,8 @@ public final class DrillCommand {
     public String drill(
             @Descriptor("rows of table t and of prefetch_test, 1 or more (default 8000000: about 1.9 GB and 1.4 GB)")
             @Parameter(names = {"-r", "--rows"}, absentValue = "8000000") String rowsText,
-            @Descriptor("interleaved rounds, 1 to 100 (default 5)")
-            @Parameter(names = {"-n", "--rounds"}, absentValue = "5") String roundsText,
+            @Descriptor("interleaved rounds, 1 to 100 (default 4)")
+            @Parameter(names = {"-n", "--rounds"}, absentValue = "4") String roundsText,
             @Descriptor("io_method values, comma-separated (default: every available one)")
             @Parameter(names = {"-m", "--methods"}, absentValue = "all") String methodList,
             @Descriptor("effective_io_concurrency values of the cold cases, comma-separated (default 1,16,64)")

@@ -44,7 +44,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     }
 
     public static final long DEFAULT_ROWS = 8_000_000;
-    public static final int DEFAULT_ROUNDS = 5;
+    public static final int DEFAULT_ROUNDS = 4;
     public static final List<Integer> DEFAULT_EIC = List.of(1, 16, 64);
     /** 256MB of shared buffers. */
     public static final int DEFAULT_SHARED_BUFFERS = 32768;
