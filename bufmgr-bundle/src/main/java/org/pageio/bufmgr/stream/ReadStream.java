@@ -29,6 +29,17 @@ import org.pageio.posix.PosixException;
  * {@code io_method=sync}, a stream that is not {@link #SEQUENTIAL} gives {@code WILLNEED} advice on
  * jumps. A block whose read is already in flight is adopted, not read again.
  *
+ * <h2>All-cached fast path (PostgreSQL's)</h2>
+ * As {@code read_stream_next_buffer}'s {@code fast_path}: once a call leaves the stream with one
+ * buffer pinned, no read in flight, none forwarded, no pending read, a look-ahead distance of 1
+ * ({@code pg19}: read-ahead and combine distance both 1), not ended, and no per-buffer data ever
+ * attached, the next call returns that buffer and pins the next block into the same queue slot with
+ * one one-block {@code startReadBuffers}. That skips the look-ahead (the policies, batch mode, the
+ * issue and combine decisions) and the queue's rotation; the counters are kept as the ordinary path
+ * keeps them. A miss leaves the fast path as PostgreSQL's does: the read is already started, and it
+ * becomes the stream's one read in flight, waited for by the next call through the ordinary path.
+ * The end of the stream leaves it too. Both look-aheads have it (PostgreSQL 18 and 19 alike).
+ *
  * <h2>pageio's additions (look-ahead policies)</h2>
  * Each departure from read_stream.c is a policy object of its own, created with the stream when it
  * applies and {@code read_stream_policy = pageio} (the default), {@code null} otherwise, so that the code below reads as PostgreSQL's with a named call
@@ -130,6 +141,10 @@ public final class ReadStream implements AutoCloseable {
     private int holdoff;
 
     private long lastData;
+    /** The callback attached per-buffer data at least once: no fast path (PostgreSQL's {@code per_buffer_data_size != 0}). */
+    private boolean perBufferDataUsed;
+    /** PostgreSQL's {@code fast_path}: the next {@link #next()} takes {@link #nextAllCached()}. */
+    private boolean fastPath;
     private final StreamStats stats = new StreamStats();
 
     /**
@@ -235,6 +250,7 @@ public final class ReadStream implements AutoCloseable {
     /** Inside the block callback: the value the consumer will see with this block. */
     public void setPerBufferData(long value) {
         callbackData = value;
+        perBufferDataUsed = true;
     }
 
     /** The per-buffer data of the buffer {@link #next()} returned last. */
@@ -263,6 +279,9 @@ public final class ReadStream implements AutoCloseable {
      * @throws IOException naming the relation, block and what failed, when a read fails
      */
     public int next() throws IOException {
+        if (fastPath) {
+            return nextAllCached();
+        }
         if (pinned == 0) {
             lookAhead();
             if (pinned == 0 && pendingLen > 0) {
@@ -306,7 +325,84 @@ public final class ReadStream implements AutoCloseable {
             session.releaseBuffer(buf); // the buffer is the consumer's only once returned
             throw e;
         }
+        fastPath = allCached();
         return buf;
+    }
+
+    /**
+     * Whether the stream is in the all-cached state, where the next call can take the fast path
+     * (read_stream.c's "See if we can take the fast path for all-cached scans next time"): one
+     * buffer pinned, no read in flight or forwarded, no pending or ungot block, not ended, the
+     * look-ahead distance at 1, and no per-buffer data. In that state the ordinary path would give
+     * no policy a say: {@link GroupedRefills} only defers with reads in flight, {@link PairedReads}
+     * only while buffers stay pinned, and no read is staged for either to count.
+     */
+    private boolean allCached() {
+        return ios == 0 && forwarded == 0 && pinned == 1 && pendingLen == 0 && ungetBlock == END && !ended
+                && distance == 1 && (!pg19 || combineDistance == 1) && !perBufferDataUsed;
+    }
+
+    /**
+     * PostgreSQL's fast path for all-cached scans ({@code read_stream_next_buffer} with
+     * {@code fast_path}): returns the one pinned buffer, takes the next block from the callback and
+     * pins it into the same queue slot with one one-block {@code startReadBuffers} (PostgreSQL's
+     * {@code StartReadBuffer}). A hit stays on the fast path. A miss leaves it with the read
+     * started: the read is the stream's one in flight, as PostgreSQL sets {@code ios_in_progress = 1},
+     * and the next call waits for it through the ordinary path, whose look-ahead then grows. Batch
+     * mode is not entered, as in PostgreSQL's: that one read goes to the method as it is staged. The
+     * end of the stream leaves it with nothing pinned. The queue's overflow zone needs no clearing here,
+     * unlike PostgreSQL's: {@code startReadBuffers} reads no queue entry beyond the forwarded ones.
+     */
+    private int nextAllCached() throws IOException {
+        int slot = oldestBuffer;
+        int buf = queue[slot];
+        lastData = data[slot];
+        stats.returned++;
+        stats.fastPathReturns++;
+        stats.pinnedSum += pinned;
+        stats.pinnedMax = Math.max(stats.pinnedMax, pinned);
+        stats.distanceSum += distance;
+        stats.distanceMax = Math.max(stats.distanceMax, distance);
+        ReadBuffersOperation op = ops[oldestIo]; // every read slot is free
+        boolean needsWait;
+        try {
+            long block = takeBlock();
+            if (block == END) {
+                ended = true;
+                leaveFastPathEmpty();
+                return buf;
+            }
+            if (advise) {
+                advise(block, 1);
+            }
+            data[slot] = callbackData;
+            // one pin handed to the consumer, one taken for the next call: pinned stays 1
+            needsWait = session.startReadBuffers(op, queue, slot, 0, rel, block, 1, readFlags, strategy);
+        } catch (IOException | RuntimeException e) {
+            leaveFastPathEmpty();
+            session.releaseBuffer(buf); // the buffer is the consumer's only once returned
+            throw e;
+        }
+        if (!needsWait) {
+            stats.hits++;
+            afterHit();
+            return buf; // fast return
+        }
+        // The next call must wait for the read of the newly pinned buffer.
+        fastPath = false;
+        if (pairedReads != null) {
+            pairedReads.lookAheadStarts();
+        }
+        readStarted(op, slot, op.nblocks());
+        readsSubmitted(0);
+        return buf;
+    }
+
+    /** The fast path ends with nothing pinned (end of stream, or a failed callback or pin). */
+    private void leaveFastPathEmpty() {
+        fastPath = false;
+        pinned = 0;
+        oldestBuffer = nextBuffer;
     }
 
     /** The consumer got a buffer whose read needed I/O ({@code waited}: it had to wait for it). */
@@ -389,6 +485,11 @@ public final class ReadStream implements AutoCloseable {
                 session.io().exitBatchMode(); // submits the staged reads
             }
         }
+        readsSubmitted(firstStarted);
+    }
+
+    /** A look-ahead submitted the reads from {@code firstStarted} of the ring on: tells {@link PairedReads} whether they were over. */
+    private void readsSubmitted(int firstStarted) {
         if (pairedReads != null && pairedReads.readsToCheck()) {
             boolean allOver = true;
             for (int k = firstStarted; k < ios && allOver; k++) {
@@ -464,23 +565,7 @@ public final class ReadStream implements AutoCloseable {
         // ones the run did not reach) stay pinned for the next call.
         forwarded = op.pinnedEntries() - n;
         if (needsWait) {
-            if (pairedReads != null) {
-                pairedReads.readStaged(session.readBuffersIoOver(op)); // over at staging: executed, not staged
-            }
-            opQueueIndex[(oldestIo + ios) % maxIos] = idx;
-            ios++;
-            stats.ios++;
-            stats.ioBlocks += n;
-            stats.inProgressSum += ios; // PostgreSQL's count: started and not yet consumed
-            if (ios == maxIos && stats.fullDepthIos < 0) {
-                stats.fullDepthIos = stats.ios;
-                stats.fullDepthReturned = stats.returned;
-            }
-            if (!op.readIssued() && !session.defersReads()) {
-                // a read already in flight (ours or another session's), to be waited for, not
-                // repeated (io_method=sync defers every read to the wait, so nothing is adopted)
-                stats.adoptedBlocks++; // the head block; the rest of the run is read in the wait
-            }
+            readStarted(op, idx, n);
         } else {
             stats.hits++;
             afterHit();
@@ -495,6 +580,27 @@ public final class ReadStream implements AutoCloseable {
         pendingLen -= n;
         if (pendingLen == 0) {
             pendingBlock = END;
+        }
+    }
+
+    /** A read of {@code n} blocks into queue slots from {@code idx} needs I/O: it counts against {@code max_ios} until consumed. */
+    private void readStarted(ReadBuffersOperation op, int idx, int n) {
+        if (pairedReads != null) {
+            pairedReads.readStaged(session.readBuffersIoOver(op)); // over at staging: executed, not staged
+        }
+        opQueueIndex[(oldestIo + ios) % maxIos] = idx;
+        ios++;
+        stats.ios++;
+        stats.ioBlocks += n;
+        stats.inProgressSum += ios; // PostgreSQL's count: started and not yet consumed
+        if (ios == maxIos && stats.fullDepthIos < 0) {
+            stats.fullDepthIos = stats.ios;
+            stats.fullDepthReturned = stats.returned;
+        }
+        if (!op.readIssued() && !session.defersReads()) {
+            // a read already in flight (ours or another session's), to be waited for, not
+            // repeated (io_method=sync defers every read to the wait, so nothing is adopted)
+            stats.adoptedBlocks++; // the head block; the rest of the run is read in the wait
         }
     }
 
@@ -545,6 +651,7 @@ public final class ReadStream implements AutoCloseable {
         }
         pinned = 0;
         forwarded = 0;
+        fastPath = false;
         ios = 0;
         oldestIo = 0;
         oldestBuffer = 0;

@@ -11,6 +11,7 @@ public final class StreamStats {
 
     long capacity;
     long returned;
+    long fastPathReturns;
     long pinnedSum;
     long pinnedMax;
     long ios;
@@ -34,6 +35,14 @@ public final class StreamStats {
     /** Buffers handed to the consumer. */
     public long buffersReturned() {
         return returned;
+    }
+
+    /**
+     * Buffers among {@link #buffersReturned()} returned through the all-cached fast path
+     * (PostgreSQL's {@code fast_path} in {@code read_stream_next_buffer}): without the look-ahead.
+     */
+    public long fastPathReturns() {
+        return fastPathReturns;
     }
 
     public double averagePrefetchDistance() {
