@@ -155,6 +155,18 @@ public interface IoMethod {
         return false;
     }
 
+    /**
+     * Whether each of this method's reads holds one thread of a bounded set for as long as it is
+     * in flight (a blocking {@code preadv} in a pool of I/O threads, as {@code io_method=worker}'s):
+     * the device then sees at most as many of its reads as it has threads, whatever
+     * {@code effective_io_concurrency} asks for. Read streams then give {@code posix_fadvise(WILLNEED)}
+     * advice on random jumps, as PostgreSQL does only for {@code io_method=sync}, so that the kernel
+     * starts the reads no thread has reached yet (since 1.8.0).
+     */
+    default boolean readsHoldThreads() {
+        return false;
+    }
+
     /** Availability of a method, with the cause a person can act on when it is not available. */
     record Availability(boolean available, String cause) {
         public static final Availability AVAILABLE = new Availability(true, null);

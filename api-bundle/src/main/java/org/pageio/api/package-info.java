@@ -16,5 +16,5 @@
  * runs which callback, and the memory ordering of the state word.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.7.0")
+@org.osgi.annotation.versioning.Version("1.8.0")
 package org.pageio.api;

@@ -27,7 +27,8 @@ import org.pageio.posix.PosixException;
  * at most {@code max_pinned_buffers = (max_ios + 1) × io_combine_limit} buffers are pinned, capped
  * by the strategy ring and the session's share of {@code shared_buffers}. With
  * {@code io_method=sync}, a stream that is not {@link #SEQUENTIAL} gives {@code WILLNEED} advice on
- * jumps. A block whose read is already in flight is adopted, not read again.
+ * jumps (and, by the {@link ThreadPoolAdvice} policy, under a method whose reads hold threads).
+ * A block whose read is already in flight is adopted, not read again.
  *
  * <h2>All-cached fast path (PostgreSQL's)</h2>
  * As {@code read_stream_next_buffer}'s {@code fast_path}: once a call leaves the stream with one
@@ -50,6 +51,8 @@ import org.pageio.posix.PosixException;
  *   <li>{@link GroupedRefills}: a deep batching stream (sequential, or random while it runs ahead of
  *       its reads) skips look-aheads until a group of reads is free, so several reads share one
  *       submission;</li>
+ *   <li>{@link ThreadPoolAdvice}: a random stream under a method whose reads each hold a thread
+ *       ({@code io_method=worker}) gives {@code WILLNEED} advice as under {@code sync};</li>
  *   <li>{@link PairedReads}: a sequential {@code pg19} stream whose reads complete as they are
  *       submitted (io_uring over cached pages) looks ahead two full-size reads at a time.</li>
  * </ul>
@@ -71,7 +74,7 @@ public final class ReadStream implements AutoCloseable {
 
     /** Use {@code maintenance_io_concurrency}. */
     public static final int MAINTENANCE = 1;
-    /** The access pattern is sequential: no fadvise advice (io_method=sync only). */
+    /** The access pattern is sequential: no fadvise advice (io_method=sync, and methods whose reads hold threads). */
     public static final int SEQUENTIAL = 2;
     /** Skip ramp-up: start at full combine size. */
     public static final int FULL = 4;
@@ -212,9 +215,10 @@ public final class ReadStream implements AutoCloseable {
         boolean direct = s.directIo() || session.method().bypassesPageCache();
         boolean sequential = (flags & SEQUENTIAL) != 0;
         boolean batching = (flags & USE_BATCHING) != 0;
-        this.advise = session.defersReads() && !direct && !sequential;
         // read_stream_policy = postgresql: read_stream.c alone, no policy steps in
         boolean policies = s.readStreamPolicy() == BufMgrSettings.ReadStreamPolicy.PAGEIO;
+        this.advise = (session.defersReads() && !direct && !sequential)
+                || (policies && ThreadPoolAdvice.applies(session.method().readsHoldThreads(), direct, sequential));
         this.directIoRamp = policies ? DirectIoRamp.forStream(direct, sequential) : null;
         this.groupedRefills = policies ? GroupedRefills.forStream(batching, sequential, maxIos, session.defersReads()) : null;
         this.pairedReads = policies ? PairedReads.forStream(pg19, batching, sequential, session.defersReads(), maxPinned,
@@ -604,7 +608,10 @@ public final class ReadStream implements AutoCloseable {
         }
     }
 
-    /** io_method=sync: tell the kernel what we will read, on random jumps (PostgreSQL's advice). */
+    /**
+     * io_method=sync (and {@link ThreadPoolAdvice}): tell the kernel what we will read, on random
+     * jumps (PostgreSQL's advice).
+     */
     private void advise(long block, int n) {
         if (block == adviceEnd) {
             adviceEnd = block + n; // sequential: the kernel's own read-ahead serves

@@ -124,7 +124,7 @@ public final class StreamStats {
         return fullDepthIos;
     }
 
-    /** posix_fadvise(WILLNEED) calls made (io_method=sync only). */
+    /** posix_fadvise(WILLNEED) calls made (io_method=sync, and by {@link ThreadPoolAdvice} under a method whose reads hold threads). */
     public long adviceCalls() {
         return advice;
     }

@@ -226,6 +226,17 @@ public final class WorkerIoMethod implements IoMethod, AutoCloseable {
         return true;
     }
 
+    /**
+     * True: each read runs as one blocking {@code preadv} in a worker, so at most
+     * {@code io_max_workers} of them are at the device at once. Read streams give the kernel
+     * {@code WILLNEED} advice on random jumps, so that the reads the workers have not reached yet
+     * are already on their way (the read stream's {@code ThreadPoolAdvice} policy).
+     */
+    @Override
+    public boolean readsHoldThreads() {
+        return true;
+    }
+
     // ------------------------------------------------------------------ views
 
     /** The pool's gauges now (for the console); zeros before activation. */
