@@ -69,6 +69,12 @@ public final class IoHandle {
     public static final int FLAG_REFERENCES_LOCAL = 2;
     /** The file was opened without O_DIRECT (heuristics only). */
     public static final int FLAG_BUFFERED = 4;
+    /**
+     * The issuer gave the kernel {@code posix_fadvise(WILLNEED)} advice for this read's range before
+     * starting it: its pages are in the page cache or on their way, so executing it costs a copy
+     * and at most the rest of a read already in flight (heuristics only; since 1.8.0).
+     */
+    public static final int FLAG_ADVISED = 8;
 
     /** Completion callbacks per handle. */
     public static final int MAX_CALLBACKS = 4;

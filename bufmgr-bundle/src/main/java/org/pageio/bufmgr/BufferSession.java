@@ -611,6 +611,9 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
         if ((op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
             h.setFlags(IoHandle.FLAG_SYNCHRONOUS);
         }
+        if ((op.flags & ReadBuffersOperation.ADVISED) != 0) {
+            h.setFlags(IoHandle.FLAG_ADVISED);
+        }
         op.ownRef = h.waitRef();
         op.ioBlocks = n;
         op.readIssued = true;

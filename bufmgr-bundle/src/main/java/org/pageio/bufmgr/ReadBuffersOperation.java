@@ -20,6 +20,12 @@ public final class ReadBuffersOperation {
     public static final int IGNORE_CHECKSUM_FAILURES = 4;
     /** Execute the read in the issuer, now: the caller will wait at once. */
     public static final int SYNCHRONOUSLY = 8;
+    /**
+     * The caller gave the kernel {@code WILLNEED} advice for these blocks (a read stream's advice):
+     * the read's handle carries {@link IoHandle#FLAG_ADVISED}, which a method may use to decide who
+     * executes it.
+     */
+    public static final int ADVISED = 16;
 
     final BufferSession session;
     final IoReturn ret = new IoReturn();

@@ -25,5 +25,5 @@
  * ({@code GetAccessStrategyWithSize}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.4.0")
+@org.osgi.annotation.versioning.Version("2.5.0")
 package org.pageio.bufmgr;

@@ -100,6 +100,26 @@ class ReadStreamThreadPoolAdviceTest extends PoolTestBase {
         assertEquals(syncAdvice, worker.adviceCalls(), "io_method=worker advises the same jumps: " + worker);
     }
 
+    /**
+     * Each read the stream advised reaches the method with {@link org.pageio.api.IoHandle#FLAG_ADVISED}
+     * (the worker pool leaves those to their issuer), and no other read carries it.
+     */
+    @Test
+    void theReadsTheStreamAdvisedCarryTheFlagAndNoOthers() throws Exception {
+        TestMethods.Threaded threaded = new TestMethods.Threaded(4);
+        closeLast.add(threaded);
+        StreamStats random = coldRead(threaded, small().build(), 62006, false);
+        assertEquals(RANDOM.length / 2, random.adviceCalls());
+        assertEquals(random.adviceCalls(), threaded.advisedReads.get(), "one flagged read per advice: " + random);
+        assertEquals(random.ioCount(), threaded.advisedReads.get() + threaded.otherReads.get(), "every read reached the method");
+        long flagged = threaded.advisedReads.get();
+        core.close();
+        core = null;
+        StreamStats seq = coldRead(threaded, small().build(), 62007, true);
+        assertEquals(flagged, threaded.advisedReads.get(), "a sequential stream's reads are not advised: " + seq);
+        assertTrue(threaded.otherReads.get() > 0);
+    }
+
     @Test
     void aSequentialStreamUnderWorkerGivesNoAdvice() throws Exception {
         StreamStats st = coldRead(worker(), small().build(), 62003, true);

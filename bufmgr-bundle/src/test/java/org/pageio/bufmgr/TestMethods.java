@@ -101,10 +101,15 @@ final class TestMethods {
         }
     }
 
-    /** Completes every read on a pool of threads, as the worker method does. */
+    /**
+     * Completes every read on a pool of threads, as the worker method does (so its reads hold
+     * threads), and counts the reads submitted with and without {@link IoHandle#FLAG_ADVISED}.
+     */
     static final class Threaded implements IoMethod, AutoCloseable {
         private final ExecutorService pool;
         private final ThreadLocal<CallState> cs = ThreadLocal.withInitial(() -> CallState.allocate(Arena.ofAuto()));
+        final java.util.concurrent.atomic.AtomicLong advisedReads = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong otherReads = new java.util.concurrent.atomic.AtomicLong();
 
         Threaded(int threads) {
             pool = Executors.newFixedThreadPool(threads, r -> {
@@ -120,9 +125,17 @@ final class TestMethods {
         }
 
         @Override
+        public boolean readsHoldThreads() {
+            return true;
+        }
+
+        @Override
         public int submit(IoHandle[] handles, int count) {
             for (int i = 0; i < count; i++) {
                 IoHandle h = handles[i];
+                if (h.op() == IoHandle.OP_READV) {
+                    ((h.flags() & IoHandle.FLAG_ADVISED) != 0 ? advisedReads : otherReads).incrementAndGet();
+                }
                 pool.execute(() -> h.performSynchronously(cs.get()));
             }
             return count;

@@ -376,12 +376,10 @@ public final class ReadStream implements AutoCloseable {
                 leaveFastPathEmpty();
                 return buf;
             }
-            if (advise) {
-                advise(block, 1);
-            }
+            int advised = advise && advise(block, 1) ? ReadBuffersOperation.ADVISED : 0;
             data[slot] = callbackData;
             // one pin handed to the consumer, one taken for the next call: pinned stays 1
-            needsWait = session.startReadBuffers(op, queue, slot, 0, rel, block, 1, readFlags, strategy);
+            needsWait = session.startReadBuffers(op, queue, slot, 0, rel, block, 1, readFlags | advised, strategy);
         } catch (IOException | RuntimeException e) {
             leaveFastPathEmpty();
             session.releaseBuffer(buf); // the buffer is the consumer's only once returned
@@ -559,11 +557,9 @@ public final class ReadStream implements AutoCloseable {
     private void startPendingRead() throws IOException {
         int idx = nextBuffer;
         ReadBuffersOperation op = ops[(oldestIo + ios) % maxIos];
-        if (advise) {
-            advise(pendingBlock, pendingLen);
-        }
+        int advised = advise && advise(pendingBlock, pendingLen) ? ReadBuffersOperation.ADVISED : 0;
         boolean needsWait = session.startReadBuffers(op, queue, idx, forwarded, rel, pendingBlock, pendingLen,
-                readFlags, strategy);
+                readFlags | advised, strategy);
         int n = op.nblocks();
         // Entries pinned beyond n (a valid buffer that cut the run short, or earlier forwarded
         // ones the run did not reach) stay pinned for the next call.
@@ -610,20 +606,22 @@ public final class ReadStream implements AutoCloseable {
 
     /**
      * io_method=sync (and {@link ThreadPoolAdvice}): tell the kernel what we will read, on random
-     * jumps (PostgreSQL's advice).
+     * jumps (PostgreSQL's advice). Returns whether advice for {@code [block, block + n)} was given
+     * now (the read then carries {@link ReadBuffersOperation#ADVISED}).
      */
-    private void advise(long block, int n) {
+    private boolean advise(long block, int n) {
         if (block == adviceEnd) {
             adviceEnd = block + n; // sequential: the kernel's own read-ahead serves
-            return;
+            return false;
         }
         adviceEnd = block + n;
         try {
             Posix.fadvise(rel.fd(block), rel.segmentOffset(block), (long) n * 8192, Fadvise.POSIX_FADV_WILLNEED,
                     rel.segmentPath(block));
             stats.advice++;
+            return true;
         } catch (PosixException e) {
-            // advice is a hint; the read itself reports real errors
+            return false; // advice is a hint; the read itself reports real errors
         }
     }
 

@@ -12,7 +12,9 @@ package org.pageio.method.worker;
  *       worker counted on and then stalled does not strand the queue: PostgreSQL's wake-up, late by
  *       at most one check;</li>
  *   <li>lets a waiting issuer execute its own queued handle when the pool is behind, and its
- *       newest queued handle while it waits for one a worker holds ({@link IssuerTakeBack}).</li>
+ *       newest queued handle while it waits for one a worker holds ({@link IssuerTakeBack});</li>
+ *   <li>leaves reads the kernel was advised of to their issuer: their submission wakes nobody, and
+ *       the issuer takes them back when it waits ({@link AdvisedReads}).</li>
  * </ul>
  * {@link HandOffStats} counts the hand-off's events, to measure the policy. The setting
  * {@code io_worker_policy} selects it: {@code pageio} (the default, {@link #pageio()}) or
@@ -31,26 +33,30 @@ final class HandOffPolicy {
     final HeldWakeWatch watch;
     final CpuCap cpuCap;
     final IssuerTakeBack issuers;
+    final AdvisedReads advised;
 
     HandOffPolicy(WorkerPool pool) {
         this.watch = new HeldWakeWatch(pool);
         this.cpuCap = new CpuCap(pool.queue, pool.workers, watch);
         this.issuers = new IssuerTakeBack(pool);
+        this.advised = new AdvisedReads();
     }
 
-    /** Turns the cap, take back and help off: PostgreSQL's wake-ups, and issuers that only sleep. */
+    /** Turns the cap, take back, help and advised reads off: PostgreSQL's wake-ups, and issuers that only sleep. */
     void postgresql() {
         cpuCap.cpuCap = 0;
         issuers.takeBackEnabled = false;
         issuers.issuerHelps = false;
+        advised.enabled = false;
     }
 
-    /** Turns every part back on at its default: the cap one fewer than the CPUs, take back and help. */
+    /** Turns every part back on at its default: the cap one fewer than the CPUs, take back, help, advised reads. */
     void pageio() {
         cpuCap.busyNanos = CpuCap.BUSY_NANOS;
         cpuCap.cpuCap = CpuCap.DEFAULT_CPU_CAP;
         issuers.takeBackEnabled = true;
         issuers.issuerHelps = true;
+        advised.enabled = true;
     }
 
     /**
@@ -68,9 +74,9 @@ final class HandOffPolicy {
         }
     }
 
-    /** Whether every switchable part is at its default (the cap one fewer than the CPUs, take back and help on). */
+    /** Whether every switchable part is at its default (the cap one fewer than the CPUs, take back, help and advised reads on). */
     boolean isDefault() {
         return cpuCap.cpuCap == CpuCap.DEFAULT_CPU_CAP && cpuCap.busyNanos == CpuCap.BUSY_NANOS
-                && issuers.takeBackEnabled && issuers.issuerHelps;
+                && issuers.takeBackEnabled && issuers.issuerHelps && advised.enabled;
     }
 }

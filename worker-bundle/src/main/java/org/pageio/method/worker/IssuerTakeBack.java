@@ -37,20 +37,22 @@ final class IssuerTakeBack {
      * awake one takes it next; if the CPU cap left it to a worker that is now no longer counted as
      * taking it soon (the worker may be in a long system call), the lowest idle worker is woken for
      * it now. Order of the rest of the queue is kept. Returns whether the caller now owns the
-     * handle's execution.
+     * handle's execution. An advised read ({@link AdvisedReads}) is taken back whenever it is still
+     * queued, whatever the depth and the idle workers.
      */
     boolean takeBack(IoHandle h, long generation) {
         SubmissionQueue q = pool.queue;
         CpuCap rule = pool.handOff.cpuCap;
         int cap = rule.cpuCap;
         boolean noCap = cap == 0; // with the cap, idle workers do not forbid it
-        if (q.polled() || !pool.accepting() || (noCap && (!takeBackEnabled || q.idleAcquire() != 0))) {
+        boolean advised = pool.handOff.advised.takesBack(h); // its pages are on their way: take it whenever queued
+        if (q.polled() || !pool.accepting() || (!advised && noCap && (!takeBackEnabled || q.idleAcquire() != 0))) {
             return false; // a worker will be there soon (or stop drains the queue)
         }
         int kick = -1;
         q.lock();
         try {
-            if (!q.acceptingLocked() || q.polled() || (noCap && q.idleLocked() != 0)) {
+            if (!q.acceptingLocked() || q.polled() || (!advised && noCap && q.idleLocked() != 0)) {
                 return false;
             }
             int at = q.indexOfLocked(h);
@@ -60,7 +62,7 @@ final class IssuerTakeBack {
             if (h.generation() != generation) {
                 return false; // cannot happen: a queued handle is SUBMITTED with its generation
             }
-            if (q.depthLocked() < 2 || !takeBackEnabled || (q.idleLocked() != 0 && !rule.shortIosLocked())) {
+            if (!advised && (q.depthLocked() < 2 || !takeBackEnabled || (q.idleLocked() != 0 && !rule.shortIosLocked()))) {
                 if (!noCap && q.wokenLocked() == 0 && rule.awakeSoonLocked(System.nanoTime()) < cap) {
                     // nobody is on the way: wake one (-1 if none is idle: an awake one takes it next)
                     kick = q.chooseIdleLocked(-1);

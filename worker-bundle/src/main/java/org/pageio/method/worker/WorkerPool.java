@@ -109,7 +109,8 @@ final class WorkerPool {
     // ------------------------------------------------------------------ submission (issuer threads)
 
     /**
-     * Queues {@code handles[0..count)} and wakes the lowest idle worker, once per batch. What does
+     * Queues {@code handles[0..count)} and wakes the lowest idle worker, once per batch (none for a
+     * batch of advised reads, {@link AdvisedReads}). What does
      * not fit, all of it when the queue lock is busy, and everything after {@link #stop}, the issuer
      * executes itself with its session's errno area. Never throws for an I/O error. Allocates nothing.
      */
@@ -131,6 +132,8 @@ final class WorkerPool {
                         if (depth > 1) {
                             handOff.watch.holdLocked(now); // the poller takes one; the rest waits for its chain
                         }
+                    } else if (depth > 0 && handOff.advised.wakesNobody(handles, queued)) {
+                        handOff.watch.holdLocked(now); // advised reads wait for their issuer; the watch covers them
                     } else if (depth > 0 && !handOff.cpuCap.holdsWakeLocked(now)) {
                         // PostgreSQL: wake the lowest idle worker; the CPU cap may hold it back
                         worker = q.chooseIdleLocked(-1);

@@ -28,6 +28,8 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.pageio.api.AioConfig;
@@ -466,12 +468,98 @@ class WorkerPoolTest {
 
     /** Starts (and so submits) a read of {@code block} into a fresh buffer with callback {@code cb}. */
     private Read submitRead(IoSession s, long block, IoCallback cb) {
+        return submitRead(s, block, cb, 0);
+    }
+
+    private Read submitRead(IoSession s, long block, IoCallback cb, int flags) {
         MemorySegment buf = arena.allocate(BLOCK, 4096);
         IoReturn ret = new IoReturn();
         IoHandle h = s.acquire();
         long gen = h.generation();
-        h.setIovec(0, buf).setReturn(ret).addCallback(cb, 0).startReadv(fd, 1, block * BLOCK);
+        h.setIovec(0, buf).setReturn(ret).setFlags(flags).addCallback(cb, 0).startReadv(fd, 1, block * BLOCK);
         return new Read(h, gen, ret, buf, block);
+    }
+
+    // ------------------------------------------------------------------ advised reads
+
+    /**
+     * The only worker is stuck in A's callback; B, advised, is the lone queued handle: its issuer
+     * takes it back and executes it (a lone handle that is not advised is left to the worker,
+     * {@link #aLoneQueuedHandleIsNotTakenBackAndAWaiterIsWokenByTheWorker}); with
+     * {@code io_worker_policy = postgresql} it waits for the worker.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void anAdvisedReadItsIssuerWaitsForIsTakenBackEvenAlone(boolean policyOn) throws Exception {
+        start(WorkerSettings.of(1, 1, 60_000, 100_000));
+        if (!policyOn) {
+            method.pool().handOff.postgresql();
+        }
+        await("1 idle worker", () -> method.stats().workersIdle() == 1);
+        GateCallback gate = new GateCallback();
+        String me = Thread.currentThread().getName();
+        String worker = "pageio io worker 0";
+        IoSession s = ctx.openSession("advised");
+        try {
+            Read a = submitRead(s, 3, gate);
+            await("the worker holds A", () -> gate.threads.contains(worker));
+            Read b = submitRead(s, 5, gate, IoHandle.FLAG_ADVISED);
+            assertEquals(1, method.stats().queueDepth(), "B waits in the queue alone: " + method.stats());
+            if (policyOn) {
+                // the gate opens once B ran, or after the deadline (B then ran in the worker: a failure, not a hang)
+                Thread opener = openWhen(gate.gate, () -> gate.threads.size() >= 2, DEADLINE_MS, "gate opener");
+                b.awaitOk(s, "B");
+                assertEquals(List.of(worker, me), List.copyOf(gate.threads), "B's callback ran in its issuer");
+                assertEquals(1, method.stats().takenBack(), method.stats().toString());
+                a.awaitOk(s, "A");
+                opener.join(DEADLINE_MS);
+            } else {
+                Thread opener = openWhen(gate.gate, () -> false, 200, "gate opener"); // B waits for the worker
+                b.awaitOk(s, "B");
+                a.awaitOk(s, "A");
+                opener.join(DEADLINE_MS);
+                assertEquals(List.of(worker, worker), List.copyOf(gate.threads), "both ran in the worker");
+                assertEquals(0, method.stats().takenBack(), method.stats().toString());
+            }
+        } finally {
+            gate.gate.countDown();
+            s.close();
+        }
+    }
+
+    /**
+     * Worker 0 is stuck; an advised read is submitted and only another thread waits for it (as a
+     * session adopting its wait reference would: it cannot take it back). The submission woke
+     * nobody, so the held-wake watch must: worker 1 runs it.
+     */
+    @Test
+    void anAdvisedReadNobodyTakesBackIsRunByAWorkerTheWatchWakes() throws Exception {
+        start(WorkerSettings.of(2, 2, 60_000, 100_000));
+        await("2 idle workers", () -> method.stats().workersIdle() == 2);
+        GateCallback gate = new GateCallback();
+        IoSession s = ctx.openSession("advised");
+        try {
+            Read a = submitRead(s, 3, gate);
+            await("worker 0 holds A", () -> gate.threads.contains("pageio io worker 0"));
+            Read b = submitRead(s, 5, gate, IoHandle.FLAG_ADVISED);
+            CountDownLatch returned = new CountDownLatch(1);
+            Thread other = new Thread(() -> {
+                ctx.await(b.h().index(), b.gen());
+                returned.countDown();
+            }, "other waiter");
+            other.setDaemon(true);
+            other.start();
+            await("a worker ran B", () -> gate.threads.contains("pageio io worker 1"), () -> method.stats().toString());
+            gate.gate.countDown();
+            assertTrue(returned.await(DEADLINE_MS, TimeUnit.MILLISECONDS), "the other waiter was not woken");
+            b.awaitOk(s, "B");
+            a.awaitOk(s, "A");
+            other.join(DEADLINE_MS);
+            assertEquals(0, method.stats().takenBack(), method.stats().toString());
+        } finally {
+            gate.gate.countDown();
+            s.close();
+        }
     }
 
     @Test
