@@ -25,9 +25,13 @@ class ReadStreamFastPathTest extends PoolTestBase {
 
     /** A stream over {@code [0, BLOCKS)} of {@code rel}, checking every page; returns its counters. */
     StreamStats scanAll(SmgrRelation rel, long relNumber, int flags, BufMgrSettings.Lookahead lookahead) throws Exception {
+        return scanAll(rel, relNumber, flags, new ReadStream.Options(ReadStream.Options.INHERIT, ReadStream.Options.INHERIT,
+                lookahead));
+    }
+
+    StreamStats scanAll(SmgrRelation rel, long relNumber, int flags, ReadStream.Options options) throws Exception {
         try (BufferSession s = pool.openSession("client");
-                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, BLOCKS), flags, null,
-                        new ReadStream.Options(ReadStream.Options.INHERIT, ReadStream.Options.INHERIT, lookahead))) {
+                ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, BLOCKS), flags, null, options)) {
             for (long b = 0; b < BLOCKS; b++) {
                 int buf = stream.next();
                 assertNull(TestPages.check(relNumber, b, s.page(buf)), "block " + b);
@@ -82,6 +86,35 @@ class ReadStreamFastPathTest extends PoolTestBase {
         assertTrue(st.fastPathReturns() >= missing - 1, st.fastPathReturns() + " fast-path returns");
         assertTrue(st.fastPathReturns() < BLOCKS - 2, st.fastPathReturns() + " fast-path returns");
         assertTrue(st.maxDistance() > 1, "the look-ahead grew after the miss: " + st.maxDistance());
+        assertEquals(0, pool.pinnedBuffers());
+    }
+
+    /**
+     * {@code Options.fastPath = false}: the same blocks, the same hits and no read, every buffer
+     * through the ordinary path; the same stream with it allowed takes it again.
+     */
+    @ParameterizedTest
+    @EnumSource(BufMgrSettings.Lookahead.class)
+    void theFastPathCanBeSwitchedOffForOneStream(BufMgrSettings.Lookahead lookahead) throws Exception {
+        pool(new SyncIoMethod(), small().build());
+        SmgrRelation rel = relation(61004, BLOCKS);
+        scan(rel, 61004, 0, BLOCKS);
+        ReadStream.Options on = new ReadStream.Options(ReadStream.Options.INHERIT, ReadStream.Options.INHERIT, lookahead);
+        assertTrue(on.fastPath(), "allowed unless switched off");
+        int flags = ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING;
+        long readsBefore = totalReadBlocks();
+        long hitsBefore = total(Column.HITS);
+        StreamStats off = scanAll(rel, 61004, flags, on.withFastPath(false));
+        assertEquals(0, off.fastPathReturns(), off.toString());
+        assertEquals(BLOCKS, off.buffersReturned());
+        assertEquals(BLOCKS, off.hits());
+        assertEquals(0, off.ioCount());
+        StreamStats again = scanAll(rel, 61004, flags, on);
+        assertEquals(BLOCKS - 1, again.fastPathReturns(), again.toString());
+        assertEquals(BLOCKS, again.buffersReturned());
+        assertEquals(BLOCKS, again.hits());
+        assertEquals(2 * BLOCKS, total(Column.HITS) - hitsBefore, "stat_io hits");
+        assertEquals(0, totalReadBlocks() - readsBefore, "blocks read");
         assertEquals(0, pool.pinnedBuffers());
     }
 

@@ -40,6 +40,8 @@ import org.pageio.posix.PosixException;
  * keeps them. A miss leaves the fast path as PostgreSQL's does: the read is already started, and it
  * becomes the stream's one read in flight, waited for by the next call through the ordinary path.
  * The end of the stream leaves it too. Both look-aheads have it (PostgreSQL 18 and 19 alike).
+ * {@link Options#fastPath()} {@code false} turns it off for one stream (PostgreSQL has no such
+ * switch): the drill's {@code hot} case measures what it saves.
  *
  * <h2>pageio's additions (look-ahead policies)</h2>
  * Each departure from read_stream.c is a policy object of its own, created with the stream when it
@@ -148,6 +150,8 @@ public final class ReadStream implements AutoCloseable {
     private boolean perBufferDataUsed;
     /** PostgreSQL's {@code fast_path}: the next {@link #next()} takes {@link #nextAllCached()}. */
     private boolean fastPath;
+    /** {@link Options#fastPath()}: the fast path may be taken at all. */
+    private final boolean fastPathAllowed;
     private final StreamStats stats = new StreamStats();
 
     /**
@@ -160,11 +164,19 @@ public final class ReadStream implements AutoCloseable {
      * @param ioCombineLimit {@code io_combine_limit} in blocks, 1..128 (capped at
      *                       {@code io_max_combine_limit}), or {@link #INHERIT}
      * @param lookahead      {@code read_stream_lookahead}, or {@code null}
+     * @param fastPath       whether the stream may take the all-cached fast path (true, as PostgreSQL's
+     *                       always may); false keeps every buffer on the ordinary path, to measure what
+     *                       the fast path saves (since 3.2.0)
      */
-    public record Options(int ioConcurrency, int ioCombineLimit, BufMgrSettings.Lookahead lookahead) {
+    public record Options(int ioConcurrency, int ioCombineLimit, BufMgrSettings.Lookahead lookahead, boolean fastPath) {
         public static final int INHERIT = -1;
         /** No overrides. */
         public static final Options DEFAULT = new Options(INHERIT, INHERIT, null);
+
+        /** Overrides with the all-cached fast path allowed. */
+        public Options(int ioConcurrency, int ioCombineLimit, BufMgrSettings.Lookahead lookahead) {
+            this(ioConcurrency, ioCombineLimit, lookahead, true);
+        }
 
         public Options {
             if (ioConcurrency != INHERIT && (ioConcurrency < 0 || ioConcurrency > 1000)) {
@@ -173,6 +185,11 @@ public final class ReadStream implements AutoCloseable {
             if (ioCombineLimit != INHERIT && (ioCombineLimit < 1 || ioCombineLimit > 128)) {
                 throw new IllegalArgumentException("io_combine_limit = " + ioCombineLimit + " is out of range: valid values are 1..128");
             }
+        }
+
+        /** These overrides with the all-cached fast path allowed ({@code true}) or not. */
+        public Options withFastPath(boolean on) {
+            return new Options(ioConcurrency, ioCombineLimit, lookahead, on);
         }
     }
 
@@ -190,6 +207,7 @@ public final class ReadStream implements AutoCloseable {
         this.callback = callback;
         this.flags = flags;
         this.strategy = strategy;
+        this.fastPathAllowed = options.fastPath();
         BufMgrSettings s = session.settings();
         BufMgrSettings.Lookahead lookahead = options.lookahead() != null ? options.lookahead() : s.readStreamLookahead();
         this.pg19 = lookahead == BufMgrSettings.Lookahead.PG19;
@@ -329,7 +347,7 @@ public final class ReadStream implements AutoCloseable {
             session.releaseBuffer(buf); // the buffer is the consumer's only once returned
             throw e;
         }
-        fastPath = allCached();
+        fastPath = fastPathAllowed && allCached();
         return buf;
     }
 

@@ -20,12 +20,22 @@ final class CaseCache {
 
     /** Evicts (cold) or warms (OS-warm) the files; returns the residency just before the run. */
     static CacheState prepare(DrillCase c, List<Path> files, ByteBuffer buffer) throws IOException {
-        return c.cold() ? ColdCache.evict(files) : ColdCache.warm(files, buffer);
+        return prepare(c.cold(), files, buffer);
+    }
+
+    /** Evicts ({@code cold}) or warms the files; returns the residency just before the run. */
+    static CacheState prepare(boolean cold, List<Path> files, ByteBuffer buffer) throws IOException {
+        return cold ? ColdCache.evict(files) : ColdCache.warm(files, buffer);
     }
 
     /** Null when the run may count; else why not (a cold run with pages still cached names the files). */
     static String verdict(DrillCase c, CacheState s) {
-        if (c.cold()) {
+        return verdict(c.cold(), s);
+    }
+
+    /** As {@link #verdict(DrillCase, CacheState)} for a run that wants the files cold or warm. */
+    static String verdict(boolean cold, CacheState s) {
+        if (cold) {
             if (s.cold()) {
                 return null;
             }

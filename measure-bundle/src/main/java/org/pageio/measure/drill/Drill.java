@@ -32,6 +32,10 @@ import org.pageio.settings.DataDirectory;
  * in flight, and fio (when installed) on the same segment files. A cold run whose files are not
  * 0% resident is kept in the result but never counted.
  *
+ * <p>After them, the visibility case ({@link VisibilityCase}), a table wholly in shared buffers
+ * against a plain loop ({@link HotCase}) and sessions scanning at once ({@link ConcurrentCase}),
+ * each with its own table and rounds.
+ *
  * <p>The parts: {@link DrillTables} loads or reuses the tables, {@link DrillCases} says what each
  * case reads, {@link DrillRounds} runs the warm-up and the rounds, {@link CaseCache} evicts or
  * warms the files before each run (through {@code org.pageio.measure.cache.ColdCache}),
@@ -137,18 +141,35 @@ public final class Drill {
         RunProbe probe = RunProbe.forDirectory(opts.dataDir());
         boolean needT = opts.runs("seq") || opts.runs("warm");
         boolean needPf = opts.runs("bitmap") || opts.runs("index");
+        boolean needSmall = opts.runs("hot") || opts.runs("concurrent");
         try (DrillRounds rounds = new DrillRounds(opts, methods, pools, fio, probe, progress);
                 StorageManager smgr = pools.storageManager()) {
             DrillTables prep = new DrillTables(opts, pools, loader(), progress);
             DrillTables.Loaded t = needT ? prep.prepare(smgr, DrillOptions.TABLE, TableShape.T, null) : null;
             DrillTables.Loaded pf = needPf ? prep.prepare(smgr, DrillOptions.PREFETCH_TABLE, TableShape.PREFETCH_TEST, KEY_COLUMN)
                     : null;
+            DrillTables.Loaded small = needSmall ? prep.prepare(smgr, DrillOptions.SMALL_TABLE, TableShape.T, null,
+                    DrillOptions.smallRows(opts.rows())) : null;
             DrillCases plan = DrillCases.of(opts, smgr, t == null ? null : t.table(), pf == null ? null : pf.table());
             List<DrillResult.CaseResult> results = rounds.run(plan);
             VisibilityCase.Result visibility = opts.runs("visibility")
                     ? new VisibilityCase(opts, pools, progress).run(smgr, loader(), methods, rounds::rig) : null;
+            HotCase.Result hot = null;
+            ConcurrentCase.Result concurrent = null;
+            if (small != null) {
+                int hotBuffers = pools.hotSharedBuffers(small.table().blocks());
+                if (opts.runs("hot")) {
+                    String name = methods.entrySet().stream().filter(e -> e.getValue() == loader()).findFirst().orElseThrow().getKey();
+                    hot = new HotCase(opts, progress, probe).run(smgr, small.table(), name, rounds.rig(name, loader(), hotBuffers),
+                            hotBuffers);
+                }
+                if (opts.runs("concurrent")) {
+                    concurrent = new ConcurrentCase(opts, progress, probe, fio).run(smgr, small.table(), methods, rounds::rig, hotBuffers,
+                            pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ);
+                }
+            }
             List<DrillResult.TableFigures> tables = new ArrayList<>();
-            for (DrillTables.Loaded l : new DrillTables.Loaded[] {t, pf}) {
+            for (DrillTables.Loaded l : new DrillTables.Loaded[] {t, pf, small}) {
                 if (l != null) {
                     IndexInfo i = l.table().index(KEY_COLUMN);
                     tables.add(new DrillResult.TableFigures(l.table().name(), l.table().rows(), l.table().blocks(),
@@ -162,7 +183,7 @@ public final class Drill {
             }
             return new DrillResult(opts, started, System.nanoTime() - t0, tables, List.copyOf(methods.keySet()),
                     Map.copyOf(unavailable), fioNote, results, pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ,
-                    opts.sharedBuffers(), visibility);
+                    opts.sharedBuffers(), visibility, hot, concurrent);
         }
     }
 

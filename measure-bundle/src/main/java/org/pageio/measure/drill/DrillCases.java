@@ -92,7 +92,7 @@ record DrillCases(List<DrillCase> cases, Map<DrillCase, Target> targets) {
                 targets.put(c, index);
             }
         }
-        if (cases.isEmpty() && !opts.runs("visibility")) {
+        if (cases.isEmpty() && !opts.runs("visibility") && !opts.runs("hot") && !opts.runs("concurrent")) {
             throw new IllegalArgumentException("no case to run (--cases " + String.join(",", opts.cases()) + " with --eic "
                     + opts.eic() + ")");
         }

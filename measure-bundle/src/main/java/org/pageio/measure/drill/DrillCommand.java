@@ -49,7 +49,7 @@ public final class DrillCommand {
     static final long METHODS_WAIT_MS = 10_000;
     /** The usage line in a refusal of a numeric option. */
     static final CommandUsage USAGE = new CommandUsage("pageio:drill", "pageio:drill [--rows N] [--rounds 1..100]"
-            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index,visibility] [--vacuum-buffer-usage-limit SIZE]"
+            + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index,visibility,hot,concurrent] [--sessions 1,2,8,32] [--vacuum-buffer-usage-limit SIZE]"
             + " [--shared-buffers N] [--data DIR]"
             + " [--results DIR|none] [--no-fio] [--seq-hint] [--format text|json]");
 
@@ -147,8 +147,11 @@ public final class DrillCommand {
             @Parameter(names = {"-d", "--data"}, absentValue = "") String data,
             @Descriptor("results directory (default: pageio.drill.results, else ./drill-results); 'none' writes no files")
             @Parameter(names = {"--results"}, absentValue = "") String results,
-            @Descriptor("cases, comma-separated: seq (cold count(*) per eic), warm, bitmap, index, visibility (default: all)")
+            @Descriptor("cases, comma-separated: seq (cold count(*) per eic), warm, bitmap, index, visibility, hot (a table in shared"
+                    + " buffers against a plain loop), concurrent (sessions scanning at once) (default: all)")
             @Parameter(names = {"-c", "--cases"}, absentValue = "all") String cases,
+            @Descriptor("the concurrent case's numbers of sessions scanning at once, comma-separated, each 1 to 64 (default 1,2,8,32)")
+            @Parameter(names = {"--sessions"}, absentValue = "1,2,8,32") String sessions,
             @Descriptor("do not run the fio baselines even when fio is installed")
             @Parameter(names = {"--no-fio"}, absentValue = "false", presentValue = "true") boolean noFio,
             @Descriptor("also run each buffered method with posix_fadvise(SEQUENTIAL) on t's segment files in the cold count(*)"
@@ -170,7 +173,8 @@ public final class DrillCommand {
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
                 sharedBuffers, dataDir, resultsDir,
                 StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio, seqHint,
-                vacuumLimit.isEmpty() ? org.pageio.table.VacuumOptions.DEFAULT_RING : vacuumLimit(vacuumLimit));
+                vacuumLimit.isEmpty() ? org.pageio.table.VacuumOptions.DEFAULT_RING : vacuumLimit(vacuumLimit),
+                DrillOptions.parseSessions(sessions));
         awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {

@@ -18,17 +18,27 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param seed          the generator's seed
  * @param cases         which cases run: {@code seq} (cold count(*) per eic), {@code warm} (OS-warm count(*)),
  *                      {@code bitmap}, {@code index}, {@code visibility} (PostgreSQL 19's visibility map test,
- *                      {@link VisibilityCase}); empty = all
+ *                      {@link VisibilityCase}), {@code hot} (a table wholly in shared buffers against a plain loop,
+ *                      {@link HotCase}), {@code concurrent} (sessions scanning at once, {@link ConcurrentCase}); empty = all
  * @param fio           run fio baselines when fio is installed
  * @param seqHint       also run each buffered method with posix_fadvise(POSIX_FADV_SEQUENTIAL) on the table's segment
  *                      files in the cold count(*) cases (series {@code <method> +FADV_SEQUENTIAL}; a pageio lever to
  *                      measure, PostgreSQL gives no such advice)
  * @param vacuumBufferUsageLimitKb the visibility case's {@code VACUUM (BUFFER_USAGE_LIMIT …)} in kB: 0 for no ring,
  *                      or {@code VacuumOptions.DEFAULT_RING} (-1) for PostgreSQL's default 2MB ring
+ * @param sessions      the concurrent case's numbers of sessions scanning at once, each 1..{@value #MAX_SESSIONS}
  */
 public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
         Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint,
-        long vacuumBufferUsageLimitKb) {
+        long vacuumBufferUsageLimitKb, List<Integer> sessions) {
+
+    /** Options with the default numbers of concurrent sessions. */
+    public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+            Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint,
+            long vacuumBufferUsageLimitKb) {
+        this(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
+                vacuumBufferUsageLimitKb, DEFAULT_SESSIONS);
+    }
 
     /** Options with PostgreSQL's default vacuum ring. */
     public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
@@ -64,8 +74,19 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     public static final String TABLE = "t";
     /** PostgreSQL 19's read-stream test table (random {@code val}, indexed) for the bitmap heap and index scan cases. */
     public static final String PREFETCH_TABLE = "prefetch_test";
-    /** Every case group, in the order they run within a round. */
-    public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index", "visibility");
+    /** Every case group, in the order they run. */
+    public static final List<String> ALL_CASES = List.of("seq", "warm", "bitmap", "index", "visibility", "hot", "concurrent");
+    /** The hot and concurrent cases' table: {@code t}'s shape, {@link #smallRows} rows. */
+    public static final String SMALL_TABLE = "t_small";
+    /** The concurrent case's default numbers of sessions. */
+    public static final List<Integer> DEFAULT_SESSIONS = List.of(1, 2, 8, 32);
+    /** The most sessions the concurrent case runs at once: a pool's session slots ({@code max_sessions}' default). */
+    public static final int MAX_SESSIONS = 64;
+
+    /** {@link #SMALL_TABLE}'s rows: a 32nd of {@code t}'s (250,000 at the default 8,000,000: 62 MB), at least 10,000. */
+    public static long smallRows(long tRows) {
+        return Math.max(10_000, tRows / 32);
+    }
     /** PostgreSQL's default {@code effective_io_concurrency}, used by the OS-warm case. */
     public static final int DEFAULT_EIC_VALUE = 16;
 
@@ -93,6 +114,12 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
         if (segmentBlocks < 1) {
             throw new IllegalArgumentException("segment size must be at least 1 block");
         }
+        sessions = sessions == null || sessions.isEmpty() ? DEFAULT_SESSIONS : List.copyOf(sessions);
+        for (int n : sessions) {
+            if (n < 1 || n > MAX_SESSIONS) {
+                throw new IllegalArgumentException("--sessions: " + n + " is out of range: valid values are 1.." + MAX_SESSIONS);
+            }
+        }
         cases = cases == null || cases.isEmpty() ? ALL_CASES : List.copyOf(cases);
         for (String c : cases) {
             if (!ALL_CASES.contains(c)) {
@@ -104,28 +131,34 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
     /** The same options with other cases. */
     public DrillOptions withCases(List<String> c) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio, seqHint,
-                vacuumBufferUsageLimitKb);
+                vacuumBufferUsageLimitKb, sessions);
     }
 
     /** The same options with fio on or off. */
     public DrillOptions withFio(boolean on) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on, seqHint,
-                vacuumBufferUsageLimitKb);
+                vacuumBufferUsageLimitKb, sessions);
     }
 
     /** The same options with the sequential-advice variants on or off. */
     public DrillOptions withSeqHint(boolean on) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on,
-                vacuumBufferUsageLimitKb);
+                vacuumBufferUsageLimitKb, sessions);
     }
 
     /** The same options with the visibility case's VACUUM ring of {@code kb} kB (0: none). */
     public DrillOptions withVacuumBufferUsageLimit(long kb) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
-                kb);
+                kb, sessions);
     }
 
-    /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}, {@code visibility}) runs. */
+    /** The same options with the concurrent case's numbers of sessions {@code n}. */
+    public DrillOptions withSessions(List<Integer> n) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
+                vacuumBufferUsageLimitKb, n);
+    }
+
+    /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}, {@code visibility}, {@code hot}, {@code concurrent}) runs. */
     public boolean runs(String group) {
         return cases.contains(group);
     }
@@ -144,8 +177,17 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
                 StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, ALL_CASES, true);
     }
 
+    /** Parses {@code "1,2,8,32"} (the concurrent case's sessions). */
+    public static List<Integer> parseSessions(String text) {
+        return numbers("--sessions", text, "1,2,8,32");
+    }
+
     /** Parses {@code "1,16,64"}. */
     public static List<Integer> parseEic(String text) {
+        return numbers("--eic", text, "1,16,64");
+    }
+
+    private static List<Integer> numbers(String option, String text, String example) {
         List<Integer> out = new java.util.ArrayList<>();
         for (String p : text.split(",")) {
             if (p.isBlank()) {
@@ -154,7 +196,7 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
             try {
                 out.add(Integer.parseInt(p.trim()));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--eic: \"" + p.trim() + "\" is not a number (use e.g. 1,16,64)");
+                throw new IllegalArgumentException(option + ": \"" + p.trim() + "\" is not a number (use e.g. " + example + ")");
             }
         }
         return out;

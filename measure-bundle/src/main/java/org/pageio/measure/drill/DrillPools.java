@@ -43,7 +43,23 @@ final class DrillPools {
 
     /** A new rig for method {@code m}; the caller closes it. */
     Rig rig(IoMethod m) throws IOException {
-        return new Rig(m);
+        return new Rig(m, settings);
+    }
+
+    /** A new rig for method {@code m} with a pool of {@code sharedBuffers} blocks; the caller closes it. */
+    Rig rig(IoMethod m, int sharedBuffers) throws IOException {
+        return new Rig(m, sharedBuffers == settings.sharedBuffers() ? settings
+                : settings.toBuilder().sharedBuffers(sharedBuffers).build());
+    }
+
+    /**
+     * The pool that keeps a table of {@code blocks} whole in shared buffers, as PostgreSQL would:
+     * its sequential scan reads through the bulk-read ring only when the table is bigger than a
+     * quarter of {@code shared_buffers}, so at least 4 × {@code blocks}, and never less than the
+     * drill's own pool.
+     */
+    int hotSharedBuffers(long blocks) {
+        return (int) Math.max(settings.sharedBuffers(), Math.min(Integer.MAX_VALUE, 4 * blocks));
     }
 
     /**
@@ -60,8 +76,8 @@ final class DrillPools {
         final BufferPool pool;
         final TableService tables;
 
-        Rig(IoMethod m) throws IOException {
-            bufmgr = BufferManagerCore.open(opts.dataDir(), settings, m);
+        Rig(IoMethod m, BufMgrSettings with) throws IOException {
+            bufmgr = BufferManagerCore.open(opts.dataDir(), with, m);
             try {
                 tables = TableServices.over(bufmgr.pool());
             } catch (IOException | RuntimeException | Error e) {

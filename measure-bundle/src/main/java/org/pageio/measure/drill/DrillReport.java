@@ -113,6 +113,18 @@ public final class DrillReport {
                 b.append(line).append('\n');
             }
         }
+        if (r.hot() != null) {
+            b.append('\n');
+            for (String line : HotCase.table(r.hot())) {
+                b.append(line).append('\n');
+            }
+        }
+        if (r.concurrent() != null) {
+            b.append('\n');
+            for (String line : ConcurrentCase.table(r.concurrent())) {
+                b.append(line).append('\n');
+            }
+        }
         b.append('\n').append(notes()).append('\n');
         b.append('\n').append("What it says:\n");
         for (String s : reading()) {
@@ -405,6 +417,12 @@ public final class DrillReport {
                                 : "fewer blocks were combined than the limit allows."));
             }
         }
+        if (r.hot() != null) {
+            out.addAll(HotCase.reading(r.hot()));
+        }
+        if (r.concurrent() != null) {
+            out.addAll(ConcurrentCase.reading(r.concurrent()));
+        }
         String choice = choice();
         if (choice != null) {
             out.add(choice);
@@ -575,6 +593,18 @@ public final class DrillReport {
                 b.append(line).append('\n');
             }
         }
+        if (r.hot() != null) {
+            b.append("\n## A table in shared buffers against a plain loop\n\n");
+            for (String line : HotCase.table(r.hot())) {
+                b.append(line).append('\n');
+            }
+        }
+        if (r.concurrent() != null) {
+            b.append("\n## Sessions scanning at once\n\n");
+            for (String line : ConcurrentCase.table(r.concurrent())) {
+                b.append(line).append('\n');
+            }
+        }
         b.append("\n## Notes\n\n").append(notes().replace("\n", "\n\n")).append("\n\n## What it says\n\n");
         for (String s : reading()) {
             b.append("- ").append(s).append('\n');
@@ -613,6 +643,11 @@ public final class DrillReport {
         }
         g.writeEndArray();
         strings(g, "cases", o.cases());
+        g.writeArrayFieldStart("sessions");
+        for (int n : o.sessions()) {
+            g.writeNumber(n);
+        }
+        g.writeEndArray();
         g.writeBooleanField("fio", o.fio());
         g.writeNumberField("shared_buffers_blocks", r.sharedBuffers());
         g.writeNumberField("io_combine_limit_bytes", r.readSize());
@@ -721,6 +756,12 @@ public final class DrillReport {
         if (r.visibility() != null) {
             writeVisibility(g, r.visibility());
         }
+        if (r.hot() != null) {
+            writeHot(g, r.hot());
+        }
+        if (r.concurrent() != null) {
+            writeConcurrent(g, r.concurrent());
+        }
         strings(g, "reading", reading());
         g.writeEndObject();
     }
@@ -754,6 +795,112 @@ public final class DrillReport {
             g.writeBooleanField("counted", x.counted());
             g.writeStringField("note", x.note());
             g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static void writeHot(JsonGenerator g, HotCase.Result h) throws IOException {
+        g.writeObjectFieldStart("hot");
+        g.writeStringField("table", h.table());
+        g.writeNumberField("rows", h.rows());
+        g.writeNumberField("blocks", h.blocks());
+        g.writeStringField("io_method", h.method());
+        g.writeNumberField("shared_buffers_blocks", h.sharedBuffers());
+        g.writeNumberField("min_run_ms", HotCase.MIN_RUN_NANOS / 1_000_000);
+        numberOrNull(g, "fast_path_speedup", h.fastPathSpeedup());
+        g.writeArrayFieldStart("series");
+        for (String runner : HotCase.RUNNERS) {
+            g.writeStartObject();
+            g.writeStringField("name", runner);
+            numberOrNull(g, "ns_per_block_median", h.nsPerBlock(runner));
+            numberOrNull(g, "blocks_per_s_median", 1e9 / h.nsPerBlock(runner));
+            numberOrNull(g, "vs_plain_loop", runner.equals(HotCase.PLAIN_LOOP) ? Double.NaN : h.againstPlainLoop(runner));
+            g.writeArrayFieldStart("runs");
+            for (HotCase.Run x : h.runs()) {
+                if (!x.runner().equals(runner)) {
+                    continue;
+                }
+                g.writeStartObject();
+                g.writeNumberField("round", x.round());
+                number(g, "execution_ms", x.nanos() / 1e6);
+                g.writeNumberField("passes", x.passes());
+                number(g, "ns_per_block", x.nsPerBlock(h.blocks()));
+                g.writeNumberField("shared_hit", x.hits());
+                g.writeNumberField("reads", x.reads());
+                g.writeNumberField("fast_path_returns", x.fastPathReturns());
+                numberOrNull(g, "cpu_ms", x.cpuNanos() < 0 ? Double.NaN : x.cpuNanos() / 1e6);
+                g.writeBooleanField("counted", x.counted());
+                g.writeStringField("note", x.note());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static void writeConcurrent(JsonGenerator g, ConcurrentCase.Result c) throws IOException {
+        g.writeObjectFieldStart("concurrent");
+        g.writeStringField("table", c.table());
+        g.writeNumberField("rows", c.rows());
+        g.writeNumberField("blocks", c.blocks());
+        g.writeNumberField("bytes", c.bytes());
+        g.writeNumberField("effective_io_concurrency", DrillOptions.DEFAULT_EIC_VALUE);
+        g.writeNumberField("hot_passes", c.hotPasses());
+        g.writeArrayFieldStart("sessions");
+        for (int n : c.sessions()) {
+            g.writeNumber(n);
+        }
+        g.writeEndArray();
+        g.writeStringField("fio_note", c.fioNote());
+        g.writeArrayFieldStart("series");
+        int n1 = c.sessions().get(0);
+        for (ConcurrentCase.State s : ConcurrentCase.State.values()) {
+            for (int n : c.sessions()) {
+                for (String runner : c.runners().get(s)) {
+                    g.writeStartObject();
+                    g.writeStringField("cache", s.name().toLowerCase(Locale.ROOT));
+                    g.writeNumberField("sessions", n);
+                    g.writeStringField("name", runner);
+                    g.writeBooleanField("baseline", ConcurrentCase.isBaseline(runner));
+                    double mbs = c.mbPerSecond(s, n, runner);
+                    numberOrNull(g, "mb_per_s_median", mbs);
+                    numberOrNull(g, "vs_first_sessions", mbs / c.mbPerSecond(s, n1, runner));
+                    numberOrNull(g, "vs_sync", runner.equals("sync") ? Double.NaN : mbs / c.mbPerSecond(s, n, "sync"));
+                    numberOrNull(g, "vs_fio", runner.startsWith("fio ") ? Double.NaN : mbs / c.fio(s, n));
+                    numberOrNull(g, "slowest_over_fastest_median", c.fairness(s, n, runner));
+                    g.writeArrayFieldStart("runs");
+                    for (ConcurrentCase.Run x : c.runs()) {
+                        if (x.state() != s || x.sessions() != n || !x.runner().equals(runner)) {
+                            continue;
+                        }
+                        g.writeStartObject();
+                        g.writeNumberField("round", x.round());
+                        number(g, "execution_ms", x.wallNanos() / 1e6);
+                        g.writeNumberField("bytes", x.bytes());
+                        numberOrNull(g, "mb_per_s", x.mbPerSecond());
+                        g.writeArrayFieldStart("session_ms");
+                        for (long ns : x.sessionNanos()) {
+                            g.writeNumber(String.format(Locale.ROOT, "%.3f", ns / 1e6));
+                        }
+                        g.writeEndArray();
+                        numberOrNull(g, "slowest_over_fastest", x.fairness());
+                        numberOrNull(g, "cpu_ms", x.cpuNanos() < 0 ? Double.NaN : x.cpuNanos() / 1e6);
+                        g.writeNumberField("reads", x.reads());
+                        g.writeNumberField("shared_hit", x.hits());
+                        g.writeNumberField("stream_reads", x.streamIos());
+                        g.writeNumberField("stream_waits", x.streamWaits());
+                        g.writeNumberField("fast_path_returns", x.fastPathReturns());
+                        g.writeBooleanField("counted", x.counted());
+                        g.writeStringField("note", x.note());
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
+                    g.writeEndObject();
+                }
+            }
         }
         g.writeEndArray();
         g.writeEndObject();

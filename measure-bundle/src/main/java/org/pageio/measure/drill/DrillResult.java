@@ -11,7 +11,7 @@ import java.util.Map;
  * @param options       what ran
  * @param started       when
  * @param elapsedNanos  the whole drill, load included
- * @param tables        the tables the cases read ({@code t}, {@code prefetch_test})
+ * @param tables        the tables the cases read ({@code t}, {@code prefetch_test}, {@code t_small})
  * @param methods       the methods compared
  * @param unavailable   registered methods that cannot run here, with the cause
  * @param fio           what became of the fio baseline
@@ -19,15 +19,24 @@ import java.util.Map;
  * @param readSize      {@code io_combine_limit} in bytes
  * @param sharedBuffers {@code shared_buffers} in blocks
  * @param visibility    the visibility case's runs, or null when it did not run
+ * @param hot           the hot case's runs, or null when it did not run
+ * @param concurrent    the concurrent case's runs, or null when it did not run
  */
 public record DrillResult(DrillOptions options, Instant started, long elapsedNanos, List<TableFigures> tables,
         List<String> methods, Map<String, String> unavailable, String fio, List<CaseResult> cases, int readSize,
-        int sharedBuffers, VisibilityCase.Result visibility) {
+        int sharedBuffers, VisibilityCase.Result visibility, HotCase.Result hot, ConcurrentCase.Result concurrent) {
+
+    /** A result without the hot and concurrent cases. */
+    public DrillResult(DrillOptions options, Instant started, long elapsedNanos, List<TableFigures> tables, List<String> methods,
+            Map<String, String> unavailable, String fio, List<CaseResult> cases, int readSize, int sharedBuffers,
+            VisibilityCase.Result visibility) {
+        this(options, started, elapsedNanos, tables, methods, unavailable, fio, cases, readSize, sharedBuffers, visibility, null, null);
+    }
 
     /** A result without the visibility case. */
     public DrillResult(DrillOptions options, Instant started, long elapsedNanos, List<TableFigures> tables, List<String> methods,
             Map<String, String> unavailable, String fio, List<CaseResult> cases, int readSize, int sharedBuffers) {
-        this(options, started, elapsedNanos, tables, methods, unavailable, fio, cases, readSize, sharedBuffers, null);
+        this(options, started, elapsedNanos, tables, methods, unavailable, fio, cases, readSize, sharedBuffers, null, null, null);
     }
 
     /**

@@ -202,10 +202,19 @@ final class DrillRounds implements AutoCloseable {
 
     /** The rig of runner {@code name} (a method, or a method with a lever: its own descriptors). */
     DrillPools.Rig rig(String name, IoMethod m) throws IOException {
-        DrillPools.Rig r = rigs.get(name);
+        return rig(name, m, opts.sharedBuffers());
+    }
+
+    /**
+     * The rig of runner {@code name} with a pool of {@code sharedBuffers} blocks: the drill's own
+     * rig of that runner when its pool is that size, else one of its own, kept as long.
+     */
+    DrillPools.Rig rig(String name, IoMethod m, int sharedBuffers) throws IOException {
+        String key = sharedBuffers == opts.sharedBuffers() ? name : name + " shared_buffers=" + sharedBuffers;
+        DrillPools.Rig r = rigs.get(key);
         if (r == null) {
-            r = pools.rig(m);
-            rigs.put(name, r);
+            r = pools.rig(m, sharedBuffers);
+            rigs.put(key, r);
         }
         return r;
     }

@@ -102,6 +102,11 @@ final class DrillTables {
      * otherwise.
      */
     Loaded prepare(StorageManager smgr, String name, TableShape shape, String indexColumn) throws IOException {
+        return prepare(smgr, name, shape, indexColumn, opts.rows());
+    }
+
+    /** As {@link #prepare(StorageManager, String, TableShape, String)}, with {@code rows} rows. */
+    Loaded prepare(StorageManager smgr, String name, TableShape shape, String indexColumn, long rows) throws IOException {
         try (BufferManagerCore bufmgr = pools.loader(smgr, loader)) {
             BufferPool pool = bufmgr.pool();
             try {
@@ -112,7 +117,7 @@ final class DrillTables {
                 if (t != null) {
                     SmgrRelation heap = smgr.open(new RelFileLocator(StorageManager.DEFAULT_TABLESPACE, t.relNumber()));
                     long blocks = heap.exists() ? heap.nblocks() : -1;
-                    boolean same = t.shape() == shape && t.rows() == opts.rows() && t.seed() == opts.seed() && blocks == t.blocks();
+                    boolean same = t.shape() == shape && t.rows() == rows && t.seed() == opts.seed() && blocks == t.blocks();
                     // a table loaded before loads set the visibility map (and PD_ALL_VISIBLE) would make
                     // every scan check each tuple where a fresh load's pages skip it: load it again
                     if (same && tables.visibilityMapSummary(name).allVisible() != t.blocks()) {
@@ -126,18 +131,18 @@ final class DrillTables {
                     } else {
                         progress.line(String.format(Locale.ROOT, "drill: table %s in %s has %,d rows (shape %s, seed %d, %,d of %,d"
                                 + " blocks on disk); reloading with %,d rows", name, opts.dataDir(), t.rows(), t.shape().shapeName(),
-                                t.seed(), blocks, t.blocks(), opts.rows()));
+                                t.seed(), blocks, t.blocks(), rows));
                         tables.drop(name);
                         t = null;
                     }
                 }
                 if (t == null) {
-                    long total = shape.blocksFor(opts.rows()) * (long) StorageManager.BLCKSZ;
-                    progress.line(String.format(Locale.ROOT, "drill: loading %s (%,d rows, %s) into %s", name, opts.rows(),
+                    long total = shape.blocksFor(rows) * (long) StorageManager.BLCKSZ;
+                    progress.line(String.format(Locale.ROOT, "drill: loading %s (%,d rows, %s) into %s", name, rows,
                             Drill.mb(total), opts.dataDir()));
                     long[] next = {0};
                     long t0 = System.nanoTime();
-                    var r = tables.load(name, shape, opts.rows(), opts.seed(), (done, all, bytes, ns) -> {
+                    var r = tables.load(name, shape, rows, opts.seed(), (done, all, bytes, ns) -> {
                         if (ns >= next[0] || done == all) {
                             next[0] = ns + STATUS_EVERY_NANOS;
                             double sec = ns / 1e9;

@@ -24,8 +24,9 @@ import java.util.Objects;
  * </ul>
  * Then optional limits: {@link #withSize} ({@code --size}, the region of each file),
  * {@link #withIoSize} ({@code --io_size}, bytes to transfer), {@link #withRuntime}
- * ({@code --runtime}, a cap in seconds), {@link #withInvalidate} ({@code --invalidate}), and the
- * engine ({@link #withEngine}: io_uring by default, libaio, psync). Immutable and thread-safe.
+ * ({@code --runtime}, a cap in seconds), {@link #withInvalidate} ({@code --invalidate}), the
+ * engine ({@link #withEngine}: io_uring by default, libaio, psync), and for a sequential read of one
+ * file, {@link #withJobs} (several jobs at once, each over its own region). Immutable and thread-safe.
  */
 public final class FioJob {
 
@@ -89,11 +90,22 @@ public final class FioJob {
     private final int runtimeSeconds;
     /** null: fio's default. */
     private final Boolean invalidate;
+    /** Copies of the job fio runs at once ({@code --numjobs}), 1 = one. */
+    private final int jobs;
 
     private FioJob(Kind kind, String name, List<Path> files, Path iolog, int blockSize, int depth, boolean direct, Engine engine,
             long size, long ioSize, int runtimeSeconds, Boolean invalidate) {
+        this(kind, name, files, iolog, blockSize, depth, direct, engine, size, ioSize, runtimeSeconds, invalidate, 1);
+    }
+
+    private FioJob(Kind kind, String name, List<Path> files, Path iolog, int blockSize, int depth, boolean direct, Engine engine,
+            long size, long ioSize, int runtimeSeconds, Boolean invalidate, int jobs) {
         if (blockSize <= 0 || depth <= 0) {
             throw new IllegalArgumentException("fio job: block size and depth must be positive, not " + blockSize + " and " + depth);
+        }
+        if (jobs < 1 || jobs > 1 && (kind != Kind.SEQ_READ || files.size() != 1 || size <= 0)) {
+            throw new IllegalArgumentException("fio job: " + jobs + " jobs: several jobs read disjoint regions of one file"
+                    + " (a sequential read of one file with a size), not " + kind.rw + " of " + files.size() + " file(s)");
         }
         if (kind != Kind.REPLAY && files.isEmpty()) {
             throw new IllegalArgumentException("fio job: no file to " + kind.rw);
@@ -110,6 +122,7 @@ public final class FioJob {
         this.ioSize = ioSize;
         this.runtimeSeconds = runtimeSeconds;
         this.invalidate = invalidate;
+        this.jobs = jobs;
     }
 
     /** Sequential reads of {@code blockSize} bytes at {@code depth} through {@code files}, one file after the other. */
@@ -142,41 +155,61 @@ public final class FioJob {
 
     /** This job named {@code n} ({@code --name}). */
     public FioJob withName(String n) {
-        return new FioJob(kind, n, files, iolog, blockSize, depth, direct, engine, size, ioSize, runtimeSeconds, invalidate);
+        return new FioJob(kind, n, files, iolog, blockSize, depth, direct, engine, size, ioSize, runtimeSeconds, invalidate, jobs);
     }
 
     /** This job through engine {@code e}. */
     public FioJob withEngine(Engine e) {
-        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, e, size, ioSize, runtimeSeconds, invalidate);
+        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, e, size, ioSize, runtimeSeconds, invalidate, jobs);
     }
 
     /** This job at depth {@code d}. */
     public FioJob withDepth(int d) {
-        return new FioJob(kind, name, files, iolog, blockSize, d, direct, engine, size, ioSize, runtimeSeconds, invalidate);
+        return new FioJob(kind, name, files, iolog, blockSize, d, direct, engine, size, ioSize, runtimeSeconds, invalidate, jobs);
     }
 
     /** This job over the first {@code bytes} of each file ({@code --size}); 0 = the whole files. */
     public FioJob withSize(long bytes) {
-        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, bytes, ioSize, runtimeSeconds, invalidate);
+        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, bytes, ioSize, runtimeSeconds, invalidate, jobs);
     }
 
     /** This job transferring {@code bytes} in all ({@code --io_size}); 0 = the region once. */
     public FioJob withIoSize(long bytes) {
-        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, bytes, runtimeSeconds, invalidate);
+        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, bytes, runtimeSeconds, invalidate, jobs);
     }
 
     /** This job stopped after {@code seconds} if it has not finished ({@code --runtime}); 0 = no cap. */
     public FioJob withRuntime(int seconds) {
-        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, ioSize, seconds, invalidate);
+        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, ioSize, seconds, invalidate, jobs);
     }
 
     /** This job with {@code --invalidate=1} or {@code 0} (fio's page-cache invalidation of the files before the job). */
     public FioJob withInvalidate(boolean on) {
-        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, ioSize, runtimeSeconds, on);
+        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, ioSize, runtimeSeconds, on, jobs);
+    }
+
+    /**
+     * This sequential read of one file as {@code n} jobs at once, each at this job's depth over its
+     * own {@link #withSize size}-byte region: job {@code k} reads
+     * {@code [k × size, (k + 1) × size)} ({@code --numjobs}, {@code --offset_increment=size}), and
+     * the figures are the group's ({@code --group_reporting}: every job's bytes and I/Os, the
+     * longest job's runtime). Set the size first.
+     *
+     * @throws IllegalArgumentException unless this is a sequential read of one file with a size, or
+     *                                  when {@code n} is below 1
+     * @since 1.1.0
+     */
+    public FioJob withJobs(int n) {
+        return new FioJob(kind, name, files, iolog, blockSize, depth, direct, engine, size, ioSize, runtimeSeconds, invalidate, n);
     }
 
     public Kind kind() {
         return kind;
+    }
+
+    /** Jobs run at once ({@link #withJobs}), 1 for one. */
+    public int jobs() {
+        return jobs;
     }
 
     public String name() {
@@ -250,6 +283,11 @@ public final class FioJob {
         if (kind == Kind.SEQ_WRITE) {
             a.add("--end_fsync=1");
         }
+        if (jobs > 1) {
+            a.add("--numjobs=" + jobs);
+            a.add("--offset_increment=" + size);
+            a.add("--group_reporting");
+        }
         return a;
     }
 
@@ -257,7 +295,8 @@ public final class FioJob {
     public String describe() {
         String what = kind == Kind.REPLAY ? "replay of " + iolog.getFileName() + " (" + size(blockSize) + " reads)"
                 : kind.rw + " " + size(blockSize);
-        return String.format(Locale.ROOT, "%s at depth %d, %s, %s", what, depth, direct ? "O_DIRECT" : "buffered", engine.fioName);
+        return String.format(Locale.ROOT, "%s%s at depth %d%s, %s, %s", jobs > 1 ? jobs + " jobs of " : "", what, depth,
+                jobs > 1 ? " each" : "", direct ? "O_DIRECT" : "buffered", engine.fioName);
     }
 
     @Override

@@ -40,6 +40,24 @@ class FioJobTest {
     }
 
     @Test
+    void severalJobsReadDisjointRegionsOfOneFileAsAGroup() {
+        FioJob j = FioJob.sequentialRead(List.of(Path.of("/d/a")), 128 * 1024, 16, false).withSize(1 << 20).withJobs(4);
+        assertEquals(List.of("/usr/bin/fio", "--name=pageio", "--filename=/d/a", "--readonly", "--rw=read", "--bs=128k",
+                "--iodepth=16", "--direct=0", "--ioengine=io_uring", "--output-format=json", "--file_service_type=sequential",
+                "--size=1048576", "--numjobs=4", "--offset_increment=1048576", "--group_reporting"), FIO.command(j));
+        assertEquals(4, j.jobs());
+        assertEquals("4 jobs of read 128k at depth 16 each, buffered, io_uring", j.describe());
+        FioJob one = FioJob.sequentialRead(List.of(Path.of("/d/a")), 128 * 1024, 16, false);
+        assertEquals(1, one.jobs());
+        assertThrows(IllegalArgumentException.class, () -> one.withJobs(2), "no size: the regions are not defined");
+        assertThrows(IllegalArgumentException.class, () -> FioJob.sequentialRead(List.of(Path.of("/d/a"), Path.of("/d/b")), 8192, 1,
+                false).withSize(8192).withJobs(2), "two files");
+        assertThrows(IllegalArgumentException.class, () -> FioJob.randomRead(List.of(Path.of("/d/a")), 8192, 1, false).withSize(8192)
+                .withJobs(2), "random reads");
+        assertThrows(IllegalArgumentException.class, () -> one.withSize(8192).withJobs(0));
+    }
+
+    @Test
     void aReplayReadsTheIologAtItsDepth() {
         FioJob j = FioJob.replay(Path.of("/tmp/x.iolog"), 8192, 16, true);
         assertEquals(List.of("/usr/bin/fio", "--name=pageio", "--read_iolog=/tmp/x.iolog", "--readonly", "--iodepth=16", "--direct=1",

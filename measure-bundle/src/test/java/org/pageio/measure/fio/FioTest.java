@@ -52,6 +52,13 @@ class FioTest {
     }
 
     @Test
+    void jobsOverDisjointRegionsReadTheFileOnceAsAGroup() throws IOException {
+        FioResult r = fio.run(FioJob.sequentialRead(List.of(file), 128 * 1024, 2, false).withSize(MIB / 4).withJobs(4));
+        assertEquals(MIB, r.ioBytes(), "four regions of a quarter: the whole file, once");
+        assertEquals(8, r.ios());
+    }
+
+    @Test
     void randomReadsAtDepthStopAtTheirIoSize() throws IOException {
         FioResult r = fio.run(FioJob.randomRead(List.of(file), 8192, 8, true).withIoSize(256 * 1024));
         assertEquals(256 * 1024, r.ioBytes());
