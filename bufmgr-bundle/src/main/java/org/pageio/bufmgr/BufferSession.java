@@ -12,6 +12,8 @@ import org.pageio.bufmgr.stats.StatIo;
 import org.pageio.bufmgr.stats.StatIo.Column;
 import org.pageio.bufmgr.stats.StatIo.IoContext;
 import org.pageio.bufmgr.stats.StatIo.IoObject;
+import org.pageio.posix.Fadvise;
+import org.pageio.posix.Posix;
 import org.pageio.posix.PosixException;
 
 /**
@@ -390,6 +392,7 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
         op.ownRef = IoHandle.NO_WAIT_REF;
         op.foreignRef = IoHandle.NO_WAIT_REF;
         op.readIssued = false;
+        op.advised = false;
         int i = 0;
         for (; i < n; i++) {
             int buf;
@@ -423,6 +426,9 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
             op.pinnedEntries = Math.max(forwarded, n);
         }
         op.nblocks = i;
+        if ((flags & ReadBuffersOperation.ISSUE_ADVICE) != 0) {
+            op.advised = advise(rel, block, i); // only the blocks that need I/O, as PostgreSQL's StartReadBuffers
+        }
         if (!pool.defersReads()) { // with io_method=sync the wait phase reads, as in PostgreSQL
             int fd;
             IoHandle h;
@@ -549,6 +555,21 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * then claim the head buffer (or adopt its in-flight read, or count it done), then extend
      * the I/O over the following buffers that can be claimed without waiting.
      */
+    /**
+     * {@code posix_fadvise(WILLNEED)} for {@code n} blocks from {@code block} (PostgreSQL's
+     * {@code smgrprefetch}); whether the kernel took it. Advice is a hint: a failure is not an error
+     * (the read reports real ones).
+     */
+    private static boolean advise(SmgrRelation rel, long block, int n) {
+        try {
+            Posix.fadvise(rel.fd(block), rel.segmentOffset(block), (long) n * BufferPool.BLCKSZ, Fadvise.POSIX_FADV_WILLNEED,
+                    rel.segmentPath(block));
+            return true;
+        } catch (PosixException e) {
+            return false;
+        }
+    }
+
     private void asyncReadBuffers(ReadBuffersOperation op) throws PosixException {
         int fd = op.rel.fd(op.blockNum + op.nblocksDone); // fails cleanly, naming the file, before any state changes
         asyncReadBuffers(op, fd, acquireReadHandle());
@@ -611,7 +632,7 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
         if ((op.flags & ReadBuffersOperation.SYNCHRONOUSLY) != 0) {
             h.setFlags(IoHandle.FLAG_SYNCHRONOUS);
         }
-        if ((op.flags & ReadBuffersOperation.ADVISED) != 0) {
+        if (op.advised) {
             h.setFlags(IoHandle.FLAG_ADVISED);
         }
         op.ownRef = h.waitRef();

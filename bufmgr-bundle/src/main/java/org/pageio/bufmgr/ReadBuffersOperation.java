@@ -14,18 +14,17 @@ public final class ReadBuffersOperation {
 
     /** Zero a page that fails verification, warn, and go on ({@code zero_damaged_pages}). */
     public static final int ZERO_ON_ERROR = 1;
-    /** Give the kernel posix_fadvise(WILLNEED) advice (io_method=sync only). */
+    /**
+     * Give the kernel {@code posix_fadvise(WILLNEED)} advice for the blocks that need I/O, before
+     * the read starts (PostgreSQL's {@code READ_BUFFERS_ISSUE_ADVICE}): a read stream's advice, on
+     * its random jumps. Blocks found in shared buffers are not advised. The read's handle then
+     * carries {@link IoHandle#FLAG_ADVISED} ({@link #advised()}).
+     */
     public static final int ISSUE_ADVICE = 2;
     /** Use a page whose checksum fails, with a warning ({@code ignore_checksum_failure}). */
     public static final int IGNORE_CHECKSUM_FAILURES = 4;
     /** Execute the read in the issuer, now: the caller will wait at once. */
     public static final int SYNCHRONOUSLY = 8;
-    /**
-     * The caller gave the kernel {@code WILLNEED} advice for these blocks (a read stream's advice):
-     * the read's handle carries {@link IoHandle#FLAG_ADVISED}, which a method may use to decide who
-     * executes it.
-     */
-    public static final int ADVISED = 16;
 
     final BufferSession session;
     final IoReturn ret = new IoReturn();
@@ -45,6 +44,8 @@ public final class ReadBuffersOperation {
     long foreignRef = IoHandle.NO_WAIT_REF;
     int ioBlocks;
     boolean readIssued;
+    /** {@link #ISSUE_ADVICE} was asked for and the kernel took the advice for this read's blocks. */
+    boolean advised;
     /** Entries of {@code buffers} from {@code offset} that are pinned after startReadBuffers. */
     int pinnedEntries;
 
@@ -74,5 +75,13 @@ public final class ReadBuffersOperation {
     /** Whether it issued at least one I/O of its own (for the read stream's statistics). */
     public boolean readIssued() {
         return readIssued;
+    }
+
+    /**
+     * Whether {@link BufferSession#startReadBuffers} gave the kernel advice for this read's blocks
+     * ({@link #ISSUE_ADVICE} asked for, and some blocks needed I/O).
+     */
+    public boolean advised() {
+        return advised;
     }
 }

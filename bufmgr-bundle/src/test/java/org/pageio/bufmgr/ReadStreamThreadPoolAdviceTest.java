@@ -120,6 +120,32 @@ class ReadStreamThreadPoolAdviceTest extends PoolTestBase {
         assertTrue(threaded.otherReads.get() > 0);
     }
 
+    /**
+     * Advice goes only to reads that need I/O, as PostgreSQL's {@code StartReadBuffers} gives it:
+     * the same random stream over blocks already in shared buffers advises nothing, under
+     * {@code sync} and under {@code worker}.
+     */
+    @Test
+    void aRandomStreamOverCachedBlocksAdvisesNothing() throws Exception {
+        for (IoMethod m : new IoMethod[] {new SyncIoMethod(), worker()}) {
+            pool(m, small().build());
+            SmgrRelation rel = relation(62010, BLOCKS);
+            StreamStats cold;
+            try (BufferSession s = pool.openSession("client")) {
+                pool.evictAll(s);
+            }
+            cold = read(rel, 62010, false);
+            long readsBefore = totalReadBlocks();
+            StreamStats hot = read(rel, 62010, false);
+            assertEquals(RANDOM.length / 2, cold.adviceCalls(), m.name() + ", cold: " + cold);
+            assertEquals(0, hot.adviceCalls(), m.name() + ", every block a hit: " + hot);
+            assertEquals(RANDOM.length, hot.hits(), m.name());
+            assertEquals(0, totalReadBlocks() - readsBefore, m.name() + ": nothing read");
+            core.close();
+            core = null;
+        }
+    }
+
     @Test
     void aSequentialStreamUnderWorkerGivesNoAdvice() throws Exception {
         StreamStats st = coldRead(worker(), small().build(), 62003, true);

@@ -7,9 +7,6 @@ import org.pageio.bufmgr.StreamingReads;
 import org.pageio.bufmgr.ReadBuffersOperation;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.Tablespace;
-import org.pageio.posix.Fadvise;
-import org.pageio.posix.Posix;
-import org.pageio.posix.PosixException;
 
 /**
  * A read stream (PostgreSQL's read_stream.c): block numbers in, from a callback; pinned buffers
@@ -394,10 +391,13 @@ public final class ReadStream implements AutoCloseable {
                 leaveFastPathEmpty();
                 return buf;
             }
-            int advised = advise && advise(block, 1) ? ReadBuffersOperation.ADVISED : 0;
+            int advice = advise && jump(block, 1) ? ReadBuffersOperation.ISSUE_ADVICE : 0;
             data[slot] = callbackData;
             // one pin handed to the consumer, one taken for the next call: pinned stays 1
-            needsWait = session.startReadBuffers(op, queue, slot, 0, rel, block, 1, readFlags | advised, strategy);
+            needsWait = session.startReadBuffers(op, queue, slot, 0, rel, block, 1, readFlags | advice, strategy);
+            if (op.advised()) {
+                stats.advice++;
+            }
         } catch (IOException | RuntimeException e) {
             leaveFastPathEmpty();
             session.releaseBuffer(buf); // the buffer is the consumer's only once returned
@@ -575,9 +575,12 @@ public final class ReadStream implements AutoCloseable {
     private void startPendingRead() throws IOException {
         int idx = nextBuffer;
         ReadBuffersOperation op = ops[(oldestIo + ios) % maxIos];
-        int advised = advise && advise(pendingBlock, pendingLen) ? ReadBuffersOperation.ADVISED : 0;
+        int advice = advise && jump(pendingBlock, pendingLen) ? ReadBuffersOperation.ISSUE_ADVICE : 0;
         boolean needsWait = session.startReadBuffers(op, queue, idx, forwarded, rel, pendingBlock, pendingLen,
-                readFlags | advised, strategy);
+                readFlags | advice, strategy);
+        if (op.advised()) {
+            stats.advice++;
+        }
         int n = op.nblocks();
         // Entries pinned beyond n (a valid buffer that cut the run short, or earlier forwarded
         // ones the run did not reach) stay pinned for the next call.
@@ -623,24 +626,15 @@ public final class ReadStream implements AutoCloseable {
     }
 
     /**
-     * io_method=sync (and {@link ThreadPoolAdvice}): tell the kernel what we will read, on random
-     * jumps (PostgreSQL's advice). Returns whether advice for {@code [block, block + n)} was given
-     * now (the read then carries {@link ReadBuffersOperation#ADVISED}).
+     * io_method=sync (and {@link ThreadPoolAdvice}): whether a read of {@code n} blocks from
+     * {@code block} asks for advice ({@link ReadBuffersOperation#ISSUE_ADVICE}): on a random jump,
+     * not where it continues the previous read (the kernel's own read-ahead serves). The buffer
+     * manager then advises only the blocks that need I/O, as PostgreSQL's {@code StartReadBuffers}.
      */
-    private boolean advise(long block, int n) {
-        if (block == adviceEnd) {
-            adviceEnd = block + n; // sequential: the kernel's own read-ahead serves
-            return false;
-        }
+    private boolean jump(long block, int n) {
+        boolean jump = block != adviceEnd;
         adviceEnd = block + n;
-        try {
-            Posix.fadvise(rel.fd(block), rel.segmentOffset(block), (long) n * 8192, Fadvise.POSIX_FADV_WILLNEED,
-                    rel.segmentPath(block));
-            stats.advice++;
-            return true;
-        } catch (PosixException e) {
-            return false; // advice is a hint; the read itself reports real errors
-        }
+        return jump;
     }
 
     /**
