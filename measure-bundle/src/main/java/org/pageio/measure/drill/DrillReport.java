@@ -30,7 +30,8 @@ import org.pageio.measure.drill.DrillResult.TableFigures;
 public final class DrillReport {
 
     static final String[] HEADER = {"method", "execution ms", "I/O wait ms", "min–max ms", "MB/s", "bytes/read", "shared hit",
-            "speed vs sync", "vs best Java", "vs fio", "CPU ms", "CPU µs/block", "dev kB/read", "dev depth", "runs counted"};
+            "speed vs sync", "vs best Java", "vs fio", "CPU ms", "CPU µs/block", "ctx sw/block", "dev kB/read", "dev depth",
+            "runs counted"};
 
 
     private final DrillResult r;
@@ -67,7 +68,7 @@ public final class DrillReport {
             Stats st = s.stats();
             String name = s.baseline() ? s.name() + " (baseline)" : s.name();
             if (st == null) {
-                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
+                out.add(new Object[] {name, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "0/" + s.samples().size()});
                 continue;
             }
             long cpu = CpuFigures.median(s); // -1 below the clock's resolution
@@ -77,6 +78,7 @@ public final class DrillReport {
                     s.baseline() ? "–" : x(speed(s, sync)), s == java || java == null ? "–" : x(speed(s, java)),
                     s == fio || fio == null ? "–" : x(speed(s, fio)), cpu < 0 ? "–" : ms(cpu),
                     cpu < 0 ? "–" : String.format(Locale.ROOT, "%.1f", cpu / 1e3 / blocks),
+                    st.medianContextSwitches() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", (double) st.medianContextSwitches() / blocks),
                     st.devBytesPerRead() < 0 ? "–" : String.format(Locale.ROOT, "%.0f", st.devBytesPerRead() / 1024),
                     st.devDepth() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", st.devDepth()), st.counted() + "/" + st.runs()});
         }
@@ -157,7 +159,9 @@ public final class DrillReport {
                         + " index scans, fio same reads = the scan's 8 KiB reads replayed from an iolog (each distinct block once, in the"
                         + " scan's order) at depth = effective_io_concurrency, O_DIRECT, and fio rand depth 64 = random 8 KiB reads of as"
                         + " many bytes at depth 64, O_DIRECT (the device's ceiling). vs fio = against fio same reads for a random scan,"
-                        + " against the faster sequential fio job for count(*). CPU µs/block = CPU ms per 8 kB block the case reads. ")
+                        + " against the faster sequential fio job for count(*). CPU µs/block = CPU ms per 8 kB block the case reads."
+                        + " ctx sw/block = the process's context switches per block (getrusage: its threads blocking or"
+                        + " preempted; a hand-off to another thread costs two); fio's are not counted. ")
                 .append(r.fio()).append('.');
         String hidden = hiddenCpu();
         if (hidden != null) {
@@ -428,7 +432,7 @@ public final class DrillReport {
             out.add(choice);
         }
         if (r.options().rounds() < 3) {
-            out.add("Only " + r.options().rounds() + " round(s): treat every difference as noise; the default is five.");
+            out.add("Only " + r.options().rounds() + " round(s): treat every difference as noise; the default is " + DrillOptions.DEFAULT_ROUNDS + ".");
         }
         return out;
     }
@@ -721,6 +725,8 @@ public final class DrillReport {
                     long cpu = CpuFigures.median(s); // null below the clock's resolution
                     numberOrNull(g, "cpu_median_ms", cpu < 0 ? Double.NaN : cpu / 1e6);
                     numberOrNull(g, "cpu_us_per_block", cpu < 0 ? Double.NaN : cpu / 1e3 / blocks);
+                    numberOrNull(g, "context_switches_per_block",
+                            st.medianContextSwitches() < 0 ? Double.NaN : (double) st.medianContextSwitches() / blocks);
                     numberOrNull(g, "device_bytes_per_read", st.devBytesPerRead() < 0 ? Double.NaN : st.devBytesPerRead());
                     numberOrNull(g, "device_reads_in_flight", st.devDepth() < 0 ? Double.NaN : st.devDepth());
                     numberOrNull(g, "device_read_us", st.devMicrosPerRead() < 0 ? Double.NaN : st.devMicrosPerRead());
@@ -741,6 +747,9 @@ public final class DrillReport {
                     g.writeNumberField("device_reads", x.devReads());
                     g.writeNumberField("device_read_bytes", x.devBytes());
                     g.writeNumberField("device_read_ms", x.devReadMs());
+                    if (x.contextSwitches() >= 0) {
+                        g.writeNumberField("context_switches", x.contextSwitches());
+                    }
                     numberOrNull(g, "stream_reads_in_progress", x.streamInProgress() < 0 ? Double.NaN : x.streamInProgress());
                     g.writeBooleanField("counted", x.counted());
                     g.writeStringField("note", x.note());

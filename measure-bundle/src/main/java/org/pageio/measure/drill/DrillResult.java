@@ -164,10 +164,12 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
             long devMs = ok.stream().mapToLong(Sample::devReadMs).sum();
             long execSum = ok.stream().mapToLong(Sample::executionNanos).sum();
             double[] inProgress = ok.stream().mapToDouble(Sample::streamInProgress).sorted().toArray();
+            long[] switches = ok.stream().mapToLong(Sample::contextSwitches).sorted().toArray();
             return new Stats(ok.size(), samples.size(), median(exec), wait[0] < 0 ? -1 : median(wait), exec[0], exec[exec.length - 1],
                     reads == 0 ? 0 : (double) bytes / reads, ok.get(0).readBytes(), median(hits), cpu[0] < 0 ? -1 : median(cpu),
                     !dev || devReads == 0 ? -1 : (double) devBytes / devReads, !dev || execSum == 0 ? -1 : devMs * 1e6 / execSum,
-                    !dev || devReads == 0 ? -1 : devMs * 1e3 / devReads, inProgress[0] < 0 ? -1 : median(inProgress));
+                    !dev || devReads == 0 ? -1 : devMs * 1e3 / devReads, inProgress[0] < 0 ? -1 : median(inProgress),
+                    switches[0] < 0 ? -1 : median(switches));
         }
 
         static long median(long[] sorted) {
@@ -198,10 +200,11 @@ public record DrillResult(DrillOptions options, Instant started, long elapsedNan
      * @param medianInProgress median of the runs' {@link Sample#streamInProgress}: the reads the scan kept started, as
      *                       PostgreSQL counts them; -1 for baselines. Against {@code devDepth}: reads the device had already
      *                       completed and the scan had not reached yet (Little's law: depth = reads per second × latency)
+     * @param medianContextSwitches median of the runs' context switches (the process's, every thread), -1 if unknown
      */
     public record Stats(int counted, int runs, long medianNanos, long medianWaitNanos, long minNanos, long maxNanos,
             double bytesPerRead, long bytesPerRun, long medianHits, long medianCpuNanos, double devBytesPerRead, double devDepth,
-            double devMicrosPerRead, double medianInProgress) {
+            double devMicrosPerRead, double medianInProgress, long medianContextSwitches) {
 
         /** MB/s of the table at the median time. */
         public double mbPerSecond(long tableBytes) {

@@ -20,7 +20,9 @@ import java.nio.file.Path;
  * see {@link #cpuResolutionNanos}), and the read counters of the block device under the data directory
  * from {@code /sys/dev/block/MAJOR:MINOR/stat} (requests, sectors, milliseconds spent in reads),
  * which say how big the requests the device saw were (kernel read-ahead merges and grows them)
- * and how many were in flight on average (read ticks / wall time). The device counters include
+ * and how many were in flight on average (read ticks / wall time), and the process's context switches
+ * ({@code getrusage}: how often its threads blocked or were preempted, the cost of handing I/O to
+ * other threads). The device counters include
  * every other process's reads of that device: on a shared machine they are indicative only.
  * Stateless apart from the device path; any thread. Linux only: elsewhere every figure is -1.
  */
@@ -33,18 +35,28 @@ final class RunProbe {
     private static final int CLOCK_PROCESS_CPUTIME_ID = 2;
 
     /** {@code int clock_gettime(clockid_t, struct timespec *)}, or null where it cannot be called. */
-    private static final MethodHandle CLOCK_GETTIME = clockGettime();
+    private static final MethodHandle CLOCK_GETTIME = downcall("clock_gettime");
 
     /** Whether the nanosecond clock answers here (checked once: a failing call falls back to the ticks for good). */
     private static final boolean FINE_CLOCK = CLOCK_GETTIME != null && clockCpuNanos() >= 0;
 
-    private static MethodHandle clockGettime() {
+    /** Linux's {@code RUSAGE_SELF}: every thread of the calling process, exited ones included. */
+    private static final int RUSAGE_SELF = 0;
+    /** {@code struct rusage} on LP64 Linux: two timevals, then 14 longs; {@code ru_nvcsw} and {@code ru_nivcsw} are the last two. */
+    private static final int RUSAGE_SIZE = 144;
+    private static final int RU_NVCSW = 128;
+    private static final int RU_NIVCSW = 136;
+
+    /** {@code int getrusage(int, struct rusage *)}, or null where it cannot be called. */
+    private static final MethodHandle GETRUSAGE = downcall("getrusage");
+
+    private static MethodHandle downcall(String name) {
         try {
             Linker linker = Linker.nativeLinker();
-            return linker.defaultLookup().find("clock_gettime").map(a -> linker.downcallHandle(a,
+            return linker.defaultLookup().find(name).map(a -> linker.downcallHandle(a,
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS))).orElse(null);
         } catch (RuntimeException | LinkageError e) {
-            return null; // no native access: /proc/self/stat's ticks
+            return null; // no native access: /proc/self/stat's ticks, no context switches
         }
     }
 
@@ -64,8 +76,11 @@ final class RunProbe {
      * @param devReads     reads completed by the device, -1 if unknown
      * @param devBytes     bytes read by the device
      * @param devReadMs    milliseconds the device's reads spent in flight (summed over concurrent ones)
+     * @param contextSwitches the process's context switches, voluntary (a thread blocked: a wait, a
+     *                     park, a read from the device) and involuntary (preempted), every thread,
+     *                     exited ones included ({@code getrusage(RUSAGE_SELF)}), -1 if unknown
      */
-    record Snapshot(long cpuNanos, long devReads, long devBytes, long devReadMs) {
+    record Snapshot(long cpuNanos, long devReads, long devBytes, long devReadMs, long contextSwitches) {
     }
 
     private final Path devStat;
@@ -111,7 +126,21 @@ final class RunProbe {
                 reads = -1;
             }
         }
-        return new Snapshot(processCpuNanos(), reads, bytes, ms);
+        return new Snapshot(processCpuNanos(), reads, bytes, ms, contextSwitches());
+    }
+
+    /** {@code ru_nvcsw + ru_nivcsw} of this process ({@code getrusage(RUSAGE_SELF)}), or -1. */
+    static long contextSwitches() {
+        if (GETRUSAGE == null) {
+            return -1;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ru = a.allocate(RUSAGE_SIZE, 8);
+            int rc = (int) GETRUSAGE.invokeExact(RUSAGE_SELF, ru);
+            return rc != 0 ? -1 : ru.get(ValueLayout.JAVA_LONG, RU_NVCSW) + ru.get(ValueLayout.JAVA_LONG, RU_NIVCSW);
+        } catch (Throwable e) {
+            return -1;
+        }
     }
 
     /** The CPU time of this process (every thread, threads that exited included), or -1; in units of {@link #cpuResolutionNanos}. */

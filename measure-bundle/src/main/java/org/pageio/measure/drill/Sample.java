@@ -19,34 +19,44 @@ package org.pageio.measure.drill;
  * @param devReadMs      milliseconds its reads spent in flight, summed (÷ wall time = average reads in flight)
  * @param streamInProgress the scan's reads started and not yet consumed, averaged over the moments it started one
  *                       (PostgreSQL's EXPLAIN {@code in-progress}, that read included); -1 for baselines and scans without reads
+ * @param contextSwitches the process's context switches during the run (voluntary and involuntary, every
+ *                       thread); -1 if unknown and for fio (another process)
  */
 public record Sample(int round, long executionNanos, long ioWaitNanos, long reads, long readBytes, long hits, long residentPages,
         long totalPages, boolean counted, String note, long cpuNanos, long devReads, long devBytes, long devReadMs,
-        double streamInProgress) {
+        double streamInProgress, long contextSwitches) {
 
     /** A sample without CPU and device figures. */
     public Sample(int round, long executionNanos, long ioWaitNanos, long reads, long readBytes, long hits, long residentPages,
             long totalPages, boolean counted, String note) {
-        this(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, -1, -1, -1, -1, -1);
+        this(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, -1, -1, -1, -1, -1, -1);
     }
 
     /** This sample with this process's CPU time and the device figures between two probe readings. */
     Sample probed(RunProbe.Snapshot before, RunProbe.Snapshot after) {
-        return probed(before, after, before.cpuNanos() < 0 || after.cpuNanos() < 0 ? -1 : after.cpuNanos() - before.cpuNanos());
+        return probed(before, after, before.cpuNanos() < 0 || after.cpuNanos() < 0 ? -1 : after.cpuNanos() - before.cpuNanos(),
+                before.contextSwitches() < 0 || after.contextSwitches() < 0 ? -1 : after.contextSwitches() - before.contextSwitches());
     }
 
-    /** This sample with CPU time {@code cpu} (another process's, e.g. fio's; -1 unknown) and the device figures between two readings. */
+    /**
+     * This sample with CPU time {@code cpu} of another process (fio's; -1 unknown), no context
+     * switches of its own, and the device figures between two readings.
+     */
     Sample probed(RunProbe.Snapshot before, RunProbe.Snapshot after, long cpu) {
+        return probed(before, after, cpu, -1);
+    }
+
+    private Sample probed(RunProbe.Snapshot before, RunProbe.Snapshot after, long cpu, long switches) {
         boolean dev = before.devReads() >= 0 && after.devReads() >= 0;
         return new Sample(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, cpu,
                 dev ? after.devReads() - before.devReads() : -1, dev ? after.devBytes() - before.devBytes() : -1,
-                dev ? after.devReadMs() - before.devReadMs() : -1, streamInProgress);
+                dev ? after.devReadMs() - before.devReadMs() : -1, streamInProgress, switches);
     }
 
     /** This sample with the scan's read-stream depth ({@link #streamInProgress}). */
     Sample withStreamInProgress(double inProgress) {
         return new Sample(round, executionNanos, ioWaitNanos, reads, readBytes, hits, residentPages, totalPages, counted, note, cpuNanos,
-                devReads, devBytes, devReadMs, inProgress);
+                devReads, devBytes, devReadMs, inProgress, contextSwitches);
     }
 
     public double executionMs() {

@@ -302,7 +302,7 @@ class DrillTest {
     /** A series of one counted run of {@code wallMs} ms and {@code cpuMs} ms of CPU. */
     private static DrillResult.Series series(String name, boolean baseline, double wallMs, double cpuMs) {
         Sample x = new Sample(1, (long) (wallMs * 1e6), baseline ? -1 : 1_000_000, 10, 4_972_544, 0, 0, 1214, true, null,
-                (long) (cpuMs * 1e6), -1, -1, -1, baseline ? -1 : 1.0);
+                (long) (cpuMs * 1e6), -1, -1, -1, baseline ? -1 : 1.0, -1);
         return new DrillResult.Series(name, baseline, name, List.of(x));
     }
 
