@@ -90,4 +90,9 @@ public abstract class ForwardingIoMethod implements IoMethod {
     public boolean bypassesPageCache() {
         return delegate().bypassesPageCache();
     }
+
+    @Override
+    public boolean readsHoldThreads() {
+        return delegate().readsHoldThreads();
+    }
 }
