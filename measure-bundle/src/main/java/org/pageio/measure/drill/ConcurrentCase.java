@@ -41,9 +41,13 @@ import org.pageio.table.TableShape;
  * {@link DrillPools#hotSharedBuffers}): <em>hot</em>, the table in shared buffers (read in without
  * a ring first; a run counts only if {@code stat_io} says no block was read), each session scanning
  * its slice {@code passes} times so that one session's run lasts about
- * {@value HotCase#MIN_RUN_NANOS} ns; <em>OS-warm</em>, shared buffers emptied and the files in the
+ * {@value #HOT_RUN_NANOS} ns; <em>OS-warm</em>, shared buffers emptied and the files in the
  * page cache (at least 99% resident); <em>cold</em>, shared buffers emptied and the files evicted
- * and proven 0% resident ({@link CaseCache}).
+ * and proven 0% resident ({@link CaseCache}). The OS-warm runs scan the drill's table {@code t}
+ * (1.9 GB at the default rows) instead of the small one: the small one is read from the page cache
+ * in a few milliseconds, too short a run to measure, and a second pass cannot stand in, because N
+ * sessions' bulk-read rings (each {@code io_combine_limit × (effective_io_concurrency + 1)}) hold
+ * a slice of it whole.
  *
  * <p><b>Baselines</b> over the same slices: hot, the {@link PlainPages plain loop} on N threads
  * (what the machine's cores give the same work without a buffer manager); OS-warm and cold, N
@@ -114,11 +118,13 @@ final class ConcurrentCase {
      * @param streamIos    the sessions' streams' reads started
      * @param streamWaits  times the sessions waited for a read
      * @param fastPathReturns buffers the sessions' streams returned through the all-cached fast path
+     * @param contextSwitches the process's context switches over the run (every thread), -1 if unknown and for fio
      * @param counted      whether the run counts
      * @param note         why not, when not
      */
     record Run(State state, int sessions, String runner, int round, long wallNanos, long[] sessionNanos, long bytes, long cpuNanos,
-            long reads, long hits, long streamIos, long streamWaits, long fastPathReturns, boolean counted, String note) {
+            long reads, long hits, long streamIos, long streamWaits, long fastPathReturns, long contextSwitches, boolean counted,
+            String note) {
 
         Run {
             sessionNanos = sessionNanos.clone();
@@ -145,12 +151,15 @@ final class ConcurrentCase {
      * @param rows       its rows
      * @param blocks     its blocks
      * @param hotPasses  times each session scans its slice in a hot run
+     * @param warmTable  the table the OS-warm runs scan
+     * @param warmBlocks its blocks
      * @param sessions   the numbers of sessions, in run order
      * @param runners    per state, the runners in report order
      * @param fioNote    why fio did not run, or null
      * @param runs       in the order they ran
      */
-    record Result(String table, long rows, long blocks, long hotPasses, List<Integer> sessions, Map<State, List<String>> runners,
+    record Result(String table, long rows, long blocks, long hotPasses, String warmTable, long warmBlocks, List<Integer> sessions,
+            Map<State, List<String>> runners,
             String fioNote, List<Run> runs) {
 
         Result {
@@ -211,6 +220,11 @@ final class ConcurrentCase {
         void run(int k) throws IOException;
     }
 
+    /** How long one session's hot run lasts, about: several scheduler slices, so that N threads on few CPUs all get their turns. */
+    static final long HOT_RUN_NANOS = 300_000_000L;
+    /** The untimed warm-up, and then the timed scans, before {@link #HOT_RUN_NANOS} is turned into passes. */
+    static final long HOT_CALIBRATION_NANOS = 100_000_000L;
+
     private final DrillOptions opts;
     private final DrillProgress progress;
     private final RunProbe probe;
@@ -224,21 +238,33 @@ final class ConcurrentCase {
     }
 
     /** What the runs share: the table, its files and slices, and the runs' fixed parts. */
-    private record Setup(TableInfo table, List<Path> files, int sharedBuffers, int readSize, long passes, PlainPages plain,
-            ByteBuffer warmBuffer) {
+    private record Setup(TableInfo table, List<Path> files, TableInfo warmTable, List<Path> warmFiles, int sharedBuffers,
+            int readSize, long passes, PlainPages plain, ByteBuffer warmBuffer) {
+
+        /** The table the runs in {@code state} scan: the big one OS-warm, the small one hot and cold. */
+        TableInfo table(State state) {
+            return state == State.WARM ? warmTable : table;
+        }
+
+        List<Path> files(State state) {
+            return state == State.WARM ? warmFiles : files;
+        }
     }
 
     /**
-     * Runs the case over table {@code t} (its files found through {@code smgr}) on each method's rig
-     * with a pool of {@code sharedBuffers} blocks from {@code rigs}.
+     * Runs the case over table {@code t} hot and cold and {@code warmT} OS-warm (their files found
+     * through {@code smgr}) on each method's rig with a pool of {@code sharedBuffers} blocks from
+     * {@code rigs}.
      */
-    Result run(StorageManager smgr, TableInfo t, Map<String, IoMethod> methods, Rigs rigs, int sharedBuffers,
+    Result run(StorageManager smgr, TableInfo t, TableInfo warmT, Map<String, IoMethod> methods, Rigs rigs, int sharedBuffers,
             int readSize) throws IOException {
         List<Path> files = DrillTables.heapFiles(smgr, t);
+        List<Path> warmFiles = DrillTables.heapFiles(smgr, warmT);
         String fioNote = fio == null ? "fio did not run (" + (opts.fio() ? "not installed" : "--no-fio") + ")"
-                : files.size() != 1 ? "fio did not run: the table spans " + files.size() + " segment files, and fio's jobs each read a"
-                        + " region of one file" : null;
-        boolean withFio = fioNote == null;
+                : files.size() != 1 ? "fio did not run: " + t.name() + " spans " + files.size() + " segment files, and fio's jobs each"
+                        + " read a region of one file"
+                : warmFiles.size() != 1 ? "fio did not run OS-warm: " + warmT.name() + " spans " + warmFiles.size() + " segment files,"
+                        + " and fio's jobs each read a region of one file" : null;
         Map<State, List<String>> runners = new java.util.EnumMap<>(State.class);
         for (State s : State.values()) {
             List<String> r = new ArrayList<>(methods.keySet());
@@ -246,7 +272,7 @@ final class ConcurrentCase {
                 r.add(PLAIN_LOOP);
             } else {
                 r.add(FILE_CHANNEL);
-                if (withFio) {
+                if (fio != null && (s == State.WARM ? warmFiles : files).size() == 1) {
                     r.add(FIO_BUFFERED);
                     if (s == State.COLD) {
                         r.add(FIO_DIRECT);
@@ -263,7 +289,8 @@ final class ConcurrentCase {
             passes = hotPasses(t, first, rigs.rig(first, methods.get(first), sharedBuffers));
             progress.line(String.format(Locale.ROOT, "drill: concurrent: %s (%,d blocks); a hot run scans each slice %d time(s)",
                     t.name(), t.blocks(), passes));
-            Setup setup = new Setup(t, files, sharedBuffers, readSize, passes, plain, ByteBuffer.allocateDirect(readSize));
+            Setup setup = new Setup(t, files, warmT, warmFiles, sharedBuffers, readSize, passes, plain,
+                    ByteBuffer.allocateDirect(readSize));
             List<String> warmUp = new ArrayList<>(methods.keySet());
             warmUp.add(FILE_CHANNEL);
             for (String r : warmUp) {
@@ -297,25 +324,34 @@ final class ConcurrentCase {
                 }
             }
         }
-        return new Result(t.name(), t.rows(), t.blocks(), passes, opts.sessions(), runners, fioNote, runs);
+        return new Result(t.name(), t.rows(), t.blocks(), passes, warmT.name(), warmT.blocks(), opts.sessions(), runners, fioNote,
+                runs);
     }
 
-    /** How many scans of the table one session makes in {@value HotCase#MIN_RUN_NANOS} ns, on {@code rig} (at least 1). */
+    /**
+     * How many scans of the table one session makes in {@link #HOT_RUN_NANOS}, on {@code rig} (at
+     * least 1): timed after {@link #HOT_CALIBRATION_NANOS} of untimed scans, so that the JIT has
+     * compiled the scan and the estimate is of the code the runs will run.
+     */
     private long hotPasses(TableInfo t, String method, DrillPools.Rig rig) throws IOException {
         SmgrRelation heap = heap(rig, t);
         rig.empty(method);
         SliceScan.prewarm(rig.pool, heap, t.blocks());
         ReadStream.Options options = options();
         SliceScan scan = new SliceScan();
-        long passes = 0;
         try (BufferSession s = rig.pool.openSession("client")) {
+            for (long t0 = System.nanoTime(); System.nanoTime() - t0 < HOT_CALIBRATION_NANOS; ) {
+                scan.count(s, heap, 0, t.blocks(), options); // warm-up
+            }
+            long passes = 0;
             long t0 = System.nanoTime();
+            long elapsed;
             do {
                 scan.count(s, heap, 0, t.blocks(), options);
                 passes++;
-            } while (System.nanoTime() - t0 < HotCase.MIN_RUN_NANOS);
+            } while ((elapsed = System.nanoTime() - t0) < HOT_CALIBRATION_NANOS);
+            return Math.max(1, (long) Math.ceil((double) HOT_RUN_NANOS * passes / elapsed));
         }
-        return passes;
     }
 
     private static ReadStream.Options options() {
@@ -339,7 +375,7 @@ final class ConcurrentCase {
         if (runner.equals(FIO_BUFFERED) || runner.equals(FIO_DIRECT)) {
             return runFio(u, state, n, runner, round);
         }
-        TableInfo t = u.table();
+        TableInfo t = u.table(state);
         List<Slice> slices = slices(t.blocks(), n);
         long passes = state == State.HOT ? u.passes() : 1;
         long[] counts = new long[n];
@@ -363,7 +399,7 @@ final class ConcurrentCase {
             };
         } else if (runner.equals(FILE_CHANNEL)) {
             note = cache(u, state);
-            work = fileChannel(u, slices, counts);
+            work = fileChannel(u, u.files(state), slices, counts);
         } else {
             rig = rigs.rig(runner, methods.get(runner), u.sharedBuffers());
             SmgrRelation heap = heap(rig, t);
@@ -412,8 +448,10 @@ final class ConcurrentCase {
         }
         long wall = Arrays.stream(nanos).max().orElse(0);
         long cpu = before.cpuNanos() < 0 || after.cpuNanos() < 0 ? -1 : after.cpuNanos() - before.cpuNanos();
+        long switches = before.contextSwitches() < 0 || after.contextSwitches() < 0 ? -1
+                : after.contextSwitches() - before.contextSwitches();
         return new Run(state, n, runner, round, wall, nanos, passes * t.blocks() * StorageManager.BLCKSZ, cpu, reads, hits, ios, waits,
-                fast, note == null, note);
+                fast, switches, note == null, note);
     }
 
     /** The sessions' scans of the last method run (read by the drill's thread after the join). */
@@ -447,7 +485,7 @@ final class ConcurrentCase {
     }
 
     /** Each thread reads its slice with one positional read of up to {@code readSize} bytes at a time, counting bytes into {@code counts}. */
-    private SessionWork fileChannel(Setup u, List<Slice> slices, long[] counts) {
+    private SessionWork fileChannel(Setup u, List<Path> files, List<Slice> slices, long[] counts) {
         int n = slices.size();
         long seg = opts.segmentBlocks();
         ByteBuffer[] bufs = new ByteBuffer[n];
@@ -459,10 +497,10 @@ final class ConcurrentCase {
             public AutoCloseable open(int k) throws IOException {
                 bufs[k] = ByteBuffer.allocateDirect(u.readSize());
                 Slice s = slices.get(k);
-                chs[k] = new FileChannel[u.files().size()];
+                chs[k] = new FileChannel[files.size()];
                 for (long b = s.first(); b < s.first() + s.count(); b = (b / seg + 1) * seg) {
                     int f = (int) (b / seg);
-                    chs[k][f] = FileChannel.open(u.files().get(f), StandardOpenOption.READ);
+                    chs[k][f] = FileChannel.open(files.get(f), StandardOpenOption.READ);
                 }
                 return () -> {
                     for (FileChannel c : chs[k]) {
@@ -487,7 +525,7 @@ final class ConcurrentCase {
                     long pos = (b % seg) * StorageManager.BLCKSZ;
                     while (buf.hasRemaining()) {
                         if (ch.read(buf, pos + buf.position()) < 0) {
-                            throw new IOException(u.files().get((int) (b / seg)) + " ends at " + (pos + buf.position()));
+                            throw new IOException(files.get((int) (b / seg)) + " ends at " + (pos + buf.position()));
                         }
                     }
                     reads[k]++;
@@ -500,7 +538,7 @@ final class ConcurrentCase {
 
     /** Empties nothing; evicts (cold) or warms the files; null when the run may count, else why not. */
     private static String cache(Setup u, State state) throws IOException {
-        CacheState c = CaseCache.prepare(state == State.COLD, u.files(), u.warmBuffer());
+        CacheState c = CaseCache.prepare(state == State.COLD, u.files(state), u.warmBuffer());
         return CaseCache.verdict(state == State.COLD, c);
     }
 
@@ -520,17 +558,18 @@ final class ConcurrentCase {
 
     private Run runFio(Setup u, State state, int n, String runner, int round) throws IOException {
         String note = cache(u, state);
-        long region = fioRegion(u.table().blocks(), n);
-        FioJob job = FioJob.sequentialRead(u.files(), fioReadSize(u.table().blocks(), n), DrillOptions.DEFAULT_EIC_VALUE,
+        long blocks = u.table(state).blocks();
+        long region = fioRegion(blocks, n);
+        FioJob job = FioJob.sequentialRead(u.files(state), fioReadSize(blocks, n), DrillOptions.DEFAULT_EIC_VALUE,
                 runner.equals(FIO_DIRECT)).withSize(region).withJobs(n).withName(FioSeries.JOB_NAME);
         try {
             FioResult r = fio.run(job);
             return new Run(state, n, runner, round, r.runtimeNanos(), new long[0], r.ioBytes(), r.cpuNanos(), r.ios(), 0, 0, 0, 0,
-                    note == null, note);
+                    -1, note == null, note);
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
-            return new Run(state, n, runner, round, 0, new long[0], 0, -1, 0, 0, 0, 0, 0, false, runner + ": " + e.getMessage());
+            return new Run(state, n, runner, round, 0, new long[0], 0, -1, 0, 0, 0, 0, 0, -1, false, runner + ": " + e.getMessage());
         }
     }
 
@@ -621,8 +660,10 @@ final class ConcurrentCase {
         out.add(String.format(Locale.ROOT, "Sessions scanning at once: %s (%,d rows, %,d blocks, %s) cut into N equal, disjoint slices;"
                 + " N sessions, each on its own thread and BufferSession, count(*) one slice each (the sequential scan's read stream,"
                 + " effective_io_concurrency=%d), started together. Aggregate MB/s = the bytes ÷ the time to the last session's end;"
-                + " a hot run scans each slice %d time(s). Medians of %d round(s).", r.table(), r.rows(), r.blocks(),
-                Drill.mb(r.bytes()), DrillOptions.DEFAULT_EIC_VALUE, r.hotPasses(), rounds));
+                + " a hot run scans each slice %d time(s). OS-warm runs scan %s (%,d blocks, %s) instead, so that one lasts long"
+                + " enough to measure (a second pass would find its slices in the sessions' rings). Medians of %d round(s).",
+                r.table(), r.rows(), r.blocks(), Drill.mb(r.bytes()), DrillOptions.DEFAULT_EIC_VALUE, r.hotPasses(), r.warmTable(),
+                r.warmBlocks(), Drill.mb(r.warmBlocks() * StorageManager.BLCKSZ), rounds));
         out.add("");
         StringBuilder h = new StringBuilder("| cache | runner |");
         StringBuilder d = new StringBuilder("|---|---|");
@@ -661,8 +702,8 @@ final class ConcurrentCase {
                 + " the counters below are stat_io's and the streams'.");
         out.add("");
         out.add("| cache | sessions | runner | median ms | MB/s | × " + n1 + " | vs sync | vs fio | slowest ÷ fastest | CPU ms |"
-                + " stat_io reads | shared hit | stream reads | stream waits | fast-path returns | runs counted |");
-        out.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+                + " ctx sw per MB | stat_io reads | shared hit | stream reads | stream waits | fast-path returns | runs counted |");
+        out.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (State s : State.values()) {
             for (int n : r.sessions()) {
                 double sync = r.mbPerSecond(s, n, "sync");
@@ -671,7 +712,7 @@ final class ConcurrentCase {
                     List<Run> ok = r.of(s, n, runner);
                     long all = r.runs().stream().filter(x -> x.state() == s && x.sessions() == n && x.runner().equals(runner)).count();
                     if (ok.isEmpty()) {
-                        out.add("| " + s.label + " | " + n + " | " + runner + " | – | – | – | – | – | – | – | – | – | – | – | – | 0/" + all
+                        out.add("| " + s.label + " | " + n + " | " + runner + " | – | – | – | – | – | – | – | – | – | – | – | – | – | 0/" + all
                                 + " |");
                         continue;
                     }
@@ -679,11 +720,13 @@ final class ConcurrentCase {
                     boolean fioRow = runner.equals(FIO_BUFFERED) || runner.equals(FIO_DIRECT);
                     boolean method = !isBaseline(runner);
                     double cpu = ok.stream().allMatch(x -> x.cpuNanos() >= 0) ? medianOf(ok, x -> x.cpuNanos() / 1e6) : Double.NaN;
-                    out.add(String.format(Locale.ROOT, "| %s | %d | %s | %.1f | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |",
+                    double csw = ok.stream().allMatch(x -> x.contextSwitches() >= 0 && x.bytes() > 0)
+                            ? medianOf(ok, x -> x.contextSwitches() / (x.bytes() / 1e6)) : Double.NaN;
+                    out.add(String.format(Locale.ROOT, "| %s | %d | %s | %.1f | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |",
                             s.label, n, runner, medianOf(ok, x -> x.wallNanos() / 1e6), mbs,
                             cell(mbs / r.mbPerSecond(s, n1, runner), "%.2f×"),
                             runner.equals("sync") ? "–" : cell(mbs / sync, "%.2f×"), fioRow ? "–" : cell(mbs / fio, "%.2f×"),
-                            cell(r.fairness(s, n, runner), "%.2f"), cell(cpu, "%.1f"),
+                            cell(r.fairness(s, n, runner), "%.2f"), cell(cpu, "%.1f"), cell(csw, "%.1f"),
                             runner.equals(PLAIN_LOOP) ? "–" : cell(medianOf(ok, x -> x.reads()), "%.0f"),
                             method ? cell(medianOf(ok, x -> x.hits()), "%.0f") : "–",
                             method ? cell(medianOf(ok, x -> x.streamIos()), "%.0f") : "–",
@@ -694,7 +737,9 @@ final class ConcurrentCase {
         }
         out.add("");
         out.add("stat_io reads for FileChannel and fio: their system calls or I/Os. vs sync and vs fio: aggregate MB/s against sync's"
-                + " and against the faster fio job's at the same N and cache state. CPU ms: the whole process's (fio's own for fio).");
+                + " and against the faster fio job's at the same N and cache state. CPU ms: the whole process's (fio's own for fio)."
+                + " ctx sw per MB: the process's context switches (getrusage: threads blocking or preempted) per MB the run read or"
+                + " counted; not counted for fio.");
         return out;
     }
 

@@ -139,7 +139,7 @@ public final class Drill {
         long t0 = System.nanoTime();
         DataDirectory.createPrivate(opts.dataDir());
         RunProbe probe = RunProbe.forDirectory(opts.dataDir());
-        boolean needT = opts.runs("seq") || opts.runs("warm");
+        boolean needT = opts.runs("seq") || opts.runs("warm") || opts.runs("concurrent"); // concurrent: t OS-warm
         boolean needPf = opts.runs("bitmap") || opts.runs("index");
         boolean needSmall = opts.runs("hot") || opts.runs("concurrent");
         try (DrillRounds rounds = new DrillRounds(opts, methods, pools, fio, probe, progress);
@@ -164,7 +164,8 @@ public final class Drill {
                             hotBuffers);
                 }
                 if (opts.runs("concurrent")) {
-                    concurrent = new ConcurrentCase(opts, progress, probe, fio).run(smgr, small.table(), methods, rounds::rig, hotBuffers,
+                    concurrent = new ConcurrentCase(opts, progress, probe, fio).run(smgr, small.table(), t.table(), methods, rounds::rig,
+                            hotBuffers,
                             pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ);
                 }
             }

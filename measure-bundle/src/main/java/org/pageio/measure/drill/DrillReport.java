@@ -858,6 +858,8 @@ public final class DrillReport {
         g.writeNumberField("bytes", c.bytes());
         g.writeNumberField("effective_io_concurrency", DrillOptions.DEFAULT_EIC_VALUE);
         g.writeNumberField("hot_passes", c.hotPasses());
+        g.writeStringField("warm_table", c.warmTable());
+        g.writeNumberField("warm_blocks", c.warmBlocks());
         g.writeArrayFieldStart("sessions");
         for (int n : c.sessions()) {
             g.writeNumber(n);
@@ -902,6 +904,9 @@ public final class DrillReport {
                         g.writeNumberField("stream_reads", x.streamIos());
                         g.writeNumberField("stream_waits", x.streamWaits());
                         g.writeNumberField("fast_path_returns", x.fastPathReturns());
+                        if (x.contextSwitches() >= 0) {
+                            g.writeNumberField("context_switches", x.contextSwitches());
+                        }
                         g.writeBooleanField("counted", x.counted());
                         g.writeStringField("note", x.note());
                         g.writeEndObject();

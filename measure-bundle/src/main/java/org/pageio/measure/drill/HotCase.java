@@ -30,8 +30,8 @@ import org.pageio.table.TableInfo;
  * {@code io_method}, so one rig runs the case: {@code sync}'s when it runs.
  *
  * <p><b>Measured.</b> Each run repeats the scan until it has lasted at least
- * {@value #MIN_RUN_NANOS} ns and reports ns per block (its time ÷ passes × blocks). One unrecorded
- * run of each runner first (JIT), then {@code --rounds} rounds with the runner order rotated. Every
+ * {@value #MIN_RUN_NANOS} ns and reports ns per block (its time ÷ passes × blocks). Two unrecorded
+ * runs of each runner first (JIT), then {@code --rounds} rounds with the runner order rotated. Every
  * pass's count is checked against the generator. Runs in the drill's thread.
  */
 final class HotCase {
@@ -133,6 +133,7 @@ final class HotCase {
         try (PlainPages plain = new PlainPages(DrillTables.heapFiles(smgr, t), opts.segmentBlocks(), blocks)) {
             for (String r : RUNNERS) {
                 progress.status(String.format(Locale.ROOT, "drill: hot warm-up (not recorded)  %-22s …", r));
+                runOne(r, 0, t, heap, rig, plain); // twice: the JIT compiles each runner's loop on its own profile
                 Run w = runOne(r, 0, t, heap, rig, plain);
                 progress.line(String.format(Locale.ROOT, "drill: hot warm-up (not recorded)  %-22s %7.1f ns/block", r,
                         w.nsPerBlock(blocks)));

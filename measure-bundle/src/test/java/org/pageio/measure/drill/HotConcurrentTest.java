@@ -80,6 +80,8 @@ class HotConcurrentTest {
     void hotAndConcurrentCasesCountEveryBlockWhereTheyShould() throws Exception {
         DrillResult r = run(options(4096, List.of(1, 3), "hot,concurrent"));
         assertTrue(r.cases().isEmpty(), "no other case ran");
+        assertEquals(DrillOptions.TABLE, r.concurrent().warmTable(), "OS-warm sessions scan t");
+        assertEquals(r.table(DrillOptions.TABLE).blocks(), r.concurrent().warmBlocks());
         DrillResult.TableFigures small = r.table(DrillOptions.SMALL_TABLE);
         assertEquals(10_000, small.rows());
         long blocks = small.blocks();
@@ -121,14 +123,16 @@ class HotConcurrentTest {
                     boolean fio = runner.startsWith("fio ");
                     assertEquals(fio ? 0 : n, x.sessionNanos().length, "a time per session");
                     if (fio) {
-                        long region = ConcurrentCase.fioRegion(blocks, n);
-                        assertEquals(region % ConcurrentCase.fioReadSize(blocks, n), 0, "whole reads");
-                        assertTrue(region <= blocks / n * StorageManager.BLCKSZ && region > blocks / n * StorageManager.BLCKSZ - 128 * 1024,
+                        long tb = s == State.WARM ? c.warmBlocks() : blocks;
+                        long region = ConcurrentCase.fioRegion(tb, n);
+                        assertEquals(region % ConcurrentCase.fioReadSize(tb, n), 0, "whole reads");
+                        assertTrue(region <= tb / n * StorageManager.BLCKSZ && region > tb / n * StorageManager.BLCKSZ - 128 * 1024,
                                 "a slice's bytes in whole reads: " + region);
                         assertEquals(n * region, x.bytes(), "N jobs, each its region once");
                         continue;
                     }
-                    assertEquals((s == State.HOT ? c.hotPasses() : 1) * bytes, x.bytes(), x.toString());
+                    long tableBytes = s == State.WARM ? c.warmBlocks() * StorageManager.BLCKSZ : bytes; // OS-warm: t
+                    assertEquals((s == State.HOT ? c.hotPasses() : 1) * tableBytes, x.bytes(), x.toString());
                     if (runner.equals("sync")) {
                         if (s == State.HOT) {
                             assertEquals(0, x.reads(), "hot: nothing read");
