@@ -45,11 +45,6 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
     private org.pageio.api.IoMethod statMethod;
     /** stat_io's slot of {@link #statMethod}, -1 before the first count; owner only. */
     private int statSlot = -1;
-    /** Hits counted and not yet added to stat_io, for row {@link #pendingHitsBase} ({@link #countHit}). Owner thread only. */
-    private long pendingHits;
-    private int pendingHitsBase = -1;
-    /** At most this many hits of a session wait to be added to stat_io. */
-    static final int PENDING_HITS_FLUSH = 64;
     /** Set by the clock sweep when it found only buffers pinned by I/O: one such I/O's wait reference. */
     long sweepBusyRef = IoHandle.NO_WAIT_REF;
     /**
@@ -328,38 +323,6 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
         return first;
     }
 
-    /**
-     * Counts a shared-buffer hit of stat_io row {@code base}: in this session first, added to the
-     * row {@link #PENDING_HITS_FLUSH} at a time, when the row changes, and by
-     * {@link #flushPendingStats}. PostgreSQL's backends likewise count I/O in
-     * {@code PendingIOStats} and add them to the shared counters in {@code pgstat_flush_io}; here it
-     * saves the hit path an atomic add (a cached block's cost, measured: docs/performance.md,
-     * "Data in shared buffers"). Owner thread only.
-     */
-    private void countHit(int base) {
-        if (base != pendingHitsBase) {
-            flushPendingStats();
-            pendingHitsBase = base;
-        }
-        if (++pendingHits >= PENDING_HITS_FLUSH) {
-            flushPendingStats();
-        }
-    }
-
-    /**
-     * Adds the hits this session counted and has not added yet to stat_io. A read stream calls it
-     * when it closes or resets, the session when it closes, so that a statement's counts are in
-     * stat_io when it ends; a reader meanwhile may miss fewer than {@link #PENDING_HITS_FLUSH} hits
-     * per session. Owner thread only.
-     */
-    @Override
-    public void flushPendingStats() {
-        if (pendingHits > 0) {
-            stats.add(pendingHitsBase, Column.HITS, pendingHits);
-            pendingHits = 0;
-        }
-    }
-
     /** This session's kind in stat_io. */
     int kind() {
         return kind;
@@ -452,7 +415,7 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
                     op.nblocks = 1;
                     op.nblocksDone = 1;
                     op.pinnedEntries = Math.max(forwarded, 1);
-                    countHit(statBase(strategy == null ? IoContext.NORMAL : strategy.context()));
+                    stats.add(statBase(strategy == null ? IoContext.NORMAL : strategy.context()), Column.HITS, 1);
                     return false;
                 }
                 op.pinnedEntries = Math.max(forwarded, i + 1); // the hit stays pinned, to be forwarded
@@ -697,7 +660,6 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      */
     @Override
     public void close() {
-        flushPendingStats();
         io.close();
         if (pins != 0) {
             throw new IllegalStateException("buffer session closed with " + pins + " buffer pin(s) still held");

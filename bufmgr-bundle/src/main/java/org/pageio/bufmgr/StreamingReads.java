@@ -54,9 +54,6 @@ public interface StreamingReads {
     /** Unpins a buffer. */
     void releaseBuffer(int buf);
 
-    /** Adds the counts the session keeps to itself to stat_io; see {@link BufferSession#flushPendingStats}. */
-    void flushPendingStats();
-
     /** Where a stream adds its counts when it ends: the pool's {@link BufferPool#streamTotals()}. */
     ReadStreamTotals streamTotals();
 }

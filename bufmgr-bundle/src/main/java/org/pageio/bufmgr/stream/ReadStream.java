@@ -643,7 +643,6 @@ public final class ReadStream implements AutoCloseable {
      */
     public void reset() {
         releaseAll();
-        session.flushPendingStats();
         ReadBuffersOperation[] fresh = new ReadBuffersOperation[maxIos];
         for (int i = 0; i < maxIos; i++) {
             // An operation whose read is in flight keeps its IoReturn until the session reclaims
@@ -686,7 +685,6 @@ public final class ReadStream implements AutoCloseable {
     @Override
     public void close() {
         releaseAll();
-        session.flushPendingStats(); // the statement's hits are in stat_io when its stream ends
         ended = true;
         if (!closed) {
             closed = true;

@@ -203,7 +203,6 @@ public final class LazyVacuum {
 
     /** This session kind's hits, reads, writes and write time in its context of {@code stat_io} (other sessions of the kind add to them). */
     private long[] vacuumIo() {
-        session.flushPendingStats(); // this session's hits not yet in stat_io
         long[] v = new long[4];
         for (StatIo.Row r : pool.stats().rows()) {
             if (r.kind().equals(sessionKind) && r.context() == context) {
