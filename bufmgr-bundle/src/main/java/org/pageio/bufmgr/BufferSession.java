@@ -127,8 +127,20 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
      * @throws IOException naming the relation, block and what failed; nothing stays pinned then
      */
     public int readBuffer(SmgrRelation rel, long block, BufferAccessStrategy strategy) throws IOException {
+        return readBuffer(rel, block, strategy, 0);
+    }
+
+    /**
+     * {@link #readBuffer(SmgrRelation, long, BufferAccessStrategy)} with read flags
+     * ({@link ReadBuffersOperation#STRICT}: the page as stored, whatever {@code zero_damaged_pages}
+     * says).
+     *
+     * @throws IOException naming the relation, block and what failed; nothing stays pinned then
+     * @since 2.5.0
+     */
+    public int readBuffer(SmgrRelation rel, long block, BufferAccessStrategy strategy, int flags) throws IOException {
         ReadBuffersOperation op = single;
-        if (startReadBuffers(op, singleBuffer, 0, 0, rel, block, 1, ReadBuffersOperation.SYNCHRONOUSLY, strategy)) {
+        if (startReadBuffers(op, singleBuffer, 0, 0, rel, block, 1, ReadBuffersOperation.SYNCHRONOUSLY | flags, strategy)) {
             try {
                 waitReadBuffers(op);
             } catch (IOException | RuntimeException e) {
@@ -376,11 +388,15 @@ public final class BufferSession implements StreamingReads, AutoCloseable {
             long block, int nblocks, int flags, BufferAccessStrategy strategy) throws PosixException {
         int n = Math.min(nblocks, rel.maxCombine(block));
         BufMgrSettings s = pool.settings();
-        if (s.zeroDamagedPages()) {
-            flags |= ReadBuffersOperation.ZERO_ON_ERROR;
-        }
-        if (s.ignoreChecksumFailure()) {
-            flags |= ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES;
+        if ((flags & ReadBuffersOperation.STRICT) != 0) {
+            flags &= ~(ReadBuffersOperation.ZERO_ON_ERROR | ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES);
+        } else {
+            if (s.zeroDamagedPages()) {
+                flags |= ReadBuffersOperation.ZERO_ON_ERROR;
+            }
+            if (s.ignoreChecksumFailure()) {
+                flags |= ReadBuffersOperation.IGNORE_CHECKSUM_FAILURES;
+            }
         }
         op.rel = rel;
         op.strategy = strategy;

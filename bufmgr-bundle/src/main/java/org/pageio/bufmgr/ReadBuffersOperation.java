@@ -25,6 +25,14 @@ public final class ReadBuffersOperation {
     public static final int IGNORE_CHECKSUM_FAILURES = 4;
     /** Execute the read in the issuer, now: the caller will wait at once. */
     public static final int SYNCHRONOUSLY = 8;
+    /**
+     * Read the pages as they are stored: {@code zero_damaged_pages} and
+     * {@code ignore_checksum_failure} do not apply to this read, so a damaged page fails it
+     * whatever the settings say (a verification, which must see the damage, reads this way).
+     *
+     * @since 2.5.0
+     */
+    public static final int STRICT = 16;
 
     final BufferSession session;
     final IoReturn ret = new IoReturn();

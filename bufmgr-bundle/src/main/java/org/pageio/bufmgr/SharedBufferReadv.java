@@ -6,6 +6,7 @@ import org.pageio.api.IoHandle;
 import org.pageio.api.IoResult;
 import org.pageio.api.IoReturn;
 import org.pageio.bufmgr.page.PageVerifier;
+import org.pageio.bufmgr.smgr.ReadVerification;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 
 /**
@@ -17,7 +18,9 @@ import org.pageio.bufmgr.smgr.SmgrRelation;
  *   <li>stage (issuer): each buffer gets an extra pin owned by the I/O and publishes the I/O's
  *       wait reference, so other sessions can wait on it and the buffer cannot be evicted
  *       while the kernel writes into it, even if the issuer gives up.</li>
- *   <li>completeShared (any thread): verifies each page read (header and checksum), sets VALID,
+ *   <li>completeShared (any thread): verifies each page read (header and checksum) when the
+ *       storage manager's {@link ReadVerification} is {@code PAGEIO} (with {@code NONE} every page
+ *       read is VALID as it is, for a reader that checks it itself), sets VALID,
  *       or zeroes it ({@link ReadBuffersOperation#ZERO_ON_ERROR}), or accepts a bad checksum
  *       ({@link ReadBuffersOperation#IGNORE_CHECKSUM_FAILURES}), or marks IO_ERROR; buffers past
  *       a partial read get IO_ERROR so that the issuer reads them again. Never throws, never
@@ -83,6 +86,13 @@ final class SharedBufferReadv implements IoCallback {
     private long verifyPages(IoHandle h, long result, int flags) {
         int status = IoResult.status(result);
         int blocksRead = status == IoResult.OK || status == IoResult.PARTIAL ? IoResult.result(result) : 0;
+        if (pool.storage().readVerification() == ReadVerification.NONE) {
+            // pages of another format, checked by their reader: valid as read
+            for (int i = 0, n = h.handleDataLength(); i < n; i++) {
+                pool.terminateIo((int) h.handleData(i), i < blocksRead);
+            }
+            return result;
+        }
         boolean checksums = pool.settings().dataChecksums();
         int failed = 0;
         int zeroed = 0;

@@ -23,6 +23,11 @@
  * new pin until it is released; {@link org.pageio.bufmgr.BufferSession#flushBuffer}
  * ({@code FlushOneBuffer} and the fsync); {@link org.pageio.bufmgr.BufferPool#strategy(BufferAccessStrategy.Type, long)}
  * ({@code GetAccessStrategyWithSize}).
+ *
+ * <p>2.5.0: {@link org.pageio.bufmgr.ReadBuffersOperation#STRICT} and
+ * {@link org.pageio.bufmgr.BufferSession#readBuffer(org.pageio.bufmgr.smgr.SmgrRelation, long, BufferAccessStrategy, int)}:
+ * a read that sees a damaged page whatever {@code zero_damaged_pages} and
+ * {@code ignore_checksum_failure} say, for verifications.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.5.0")

@@ -7,7 +7,6 @@ import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.pageio.table.BadBlock;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.LoadResult;
 import org.pageio.table.LoadSink;
@@ -25,7 +24,7 @@ import org.pageio.shell.command.Commands;
 
 /**
  * Gogo commands for tables (scope {@code pageio}): {@code load}, {@code index}, {@code scan},
- * {@code explain}, {@code verify}, {@code tables}, {@code drop}, {@code delete}, {@code update}, {@code vacuum}. Errors are one line (a
+ * {@code explain}, {@code tables}, {@code drop}, {@code delete}, {@code update}, {@code vacuum}. Errors are one line (a
  * {@link IOException} or {@link IllegalArgumentException} message naming table, relation and
  * block), never only a stack trace.
  */
@@ -35,7 +34,6 @@ import org.pageio.shell.command.Commands;
         Commands.FUNCTION + "=index",
         Commands.FUNCTION + "=scan",
         Commands.FUNCTION + "=explain",
-        Commands.FUNCTION + "=verify",
         Commands.FUNCTION + "=tables",
         Commands.FUNCTION + "=drop",
         Commands.FUNCTION + "=delete",
@@ -132,26 +130,6 @@ public final class TableCommands {
         // without ANALYZE, as in PostgreSQL, nothing runs: the plan's shape only
         ScanReport r = analyze ? tables.scan(req) : tables.plan(req);
         return r.explain(analyze, buffers, io, format);
-    }
-
-    @Descriptor("checks every page checksum and header of a table and its indexes (like pg_checksums --check)")
-    public String verify(
-            @Descriptor("settings, e.g. maintenance_io_concurrency=32") @Parameter(names = {"--set"}, absentValue = "") String set,
-            @Descriptor("output format: text (default) or json") @Parameter(names = {"-f", "--format"}, absentValue = "text")
-            String format,
-            @Descriptor("table") String table) throws IOException {
-        ScanReport r = tables.scan(ScanRequest.checksums(table).with(ScanSettings.parse(set)));
-        TextTable t = new TextTable("relation", "block", "problem").alignRight(1);
-        for (BadBlock b : r.badBlocks()) {
-            t.row(b.relation(), b.block(), b.message());
-        }
-        String head = String.format(Locale.ROOT, "Checksum scan of %s: %,d blocks checked, bad checksums or headers: %d (%.1f ms)",
-                table, r.count(), r.badBlocks().size(), r.executionNanos() / 1e6);
-        return switch (format) {
-            case "text" -> r.badBlocks().isEmpty() ? head : head + "\n" + t.toString().stripTrailing();
-            case "json" -> t.toJson().stripTrailing();
-            default -> throw new IllegalArgumentException("unknown format '" + format + "': use text or json");
-        };
     }
 
     @Descriptor("lists the tables of the catalog")

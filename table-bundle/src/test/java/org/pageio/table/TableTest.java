@@ -294,6 +294,32 @@ class TableTest {
                 && e.getMessage().contains("block " + firstBad) && !e.getMessage().contains("\n"), e.getMessage());
     }
 
+    /**
+     * A verification reads the pages as they are on disk: with {@code zero_damaged_pages} or
+     * {@code ignore_checksum_failure} on, the damaged blocks are still reported (a read that zeroed
+     * or accepted them would report none), in a fresh pool and after an ordinary scan read on past them.
+     */
+    @Test
+    void checksumScanReportsDamageWhateverTheReadSettings() throws Exception {
+        loaded();
+        closePool();
+        engine(new SyncIoMethod(), small().build());
+        SmgrRelation heapRel = engine.heap(engine.table("prefetch_test"));
+        flip(heapRel, 3, 5000);
+        flip(heapRel, 150, 6000); // past the first segment
+        closePool();
+        for (BufMgrSettings s : List.of(small().zeroDamagedPages(true).build(), small().ignoreChecksumFailure(true).build())) {
+            engine(new SyncIoMethod(), s);
+            String which = s.zeroDamagedPages() ? "zero_damaged_pages" : "ignore_checksum_failure";
+            ScanReport r = engine.scan(ScanRequest.checksums("prefetch_test"));
+            assertEquals(List.of(3L, 150L), r.badBlocks().stream().map(BadBlock::block).toList(), which + ": " + r.badBlocks());
+            assertTrue(r.badBlocks().get(0).message().contains("invalid page in block 3 of relation " + heapRel)
+                    && r.badBlocks().get(0).message().contains("page checksum mismatch"), r.badBlocks().get(0).message());
+            assertEquals(0, pool.pinnedBuffers());
+            closePool();
+        }
+    }
+
     private static void flip(SmgrRelation rel, long block, int offset) throws IOException {
         try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
             long pos = rel.segmentOffset(block) + offset;

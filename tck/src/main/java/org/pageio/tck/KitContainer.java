@@ -65,8 +65,8 @@ public abstract class KitContainer {
      * the fault decorator; the settings service and the shell give the container the user's commands).
      */
     public static final String[] PAGEIO_BUNDLES = {"org.pageio.api", "org.pageio.method.sync", "org.pageio.method.worker",
-        "org.pageio.bufmgr", "org.pageio.heap", "org.pageio.table", "org.pageio.method.fault", "org.pageio.report", "org.pageio.settings",
-        "org.pageio.shell", "org.pageio.tck"};
+        "org.pageio.bufmgr", "org.pageio.heap", "org.pageio.table", "org.pageio.pgdata", "org.pageio.method.fault", "org.pageio.report",
+        "org.pageio.settings", "org.pageio.shell", "org.pageio.tck"};
 
     /**
      * No I/O stayed in flight longer than {@code io_hang_warning} in this container (the watchdog's

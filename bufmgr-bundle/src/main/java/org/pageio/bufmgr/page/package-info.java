@@ -8,11 +8,13 @@
  *   <li>{@link org.pageio.bufmgr.page.PageVerifier}: {@code PageIsVerified}, called by the buffer
  *       manager's read-completion callback on every page read (any thread; no allocation, no
  *       exception) and by maintenance scans; {@code describe} explains a failure.</li>
+ *   <li>{@link org.pageio.bufmgr.page.PgChecksum} (1.1.0): PostgreSQL's own page checksum,
+ *       {@code pg_checksum_page}, for pages PostgreSQL wrote.</li>
  * </ul>
  *
  * Everything is static and stateless, safe from any thread. Exported so that the table bundle
  * writes heap pages with the same code the buffer manager verifies them with.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.pageio.bufmgr.page;

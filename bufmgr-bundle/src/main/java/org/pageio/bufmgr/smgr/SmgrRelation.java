@@ -210,6 +210,9 @@ public final class SmgrRelation implements IoTarget {
     }
 
     private void refuseIfReadOnly(long block, boolean extending) throws PosixException {
+        if (smgr.readOnly()) {
+            throw readOnlyStorage(extending ? "extend" : "write", block);
+        }
         Integer errno = readOnly.get((int) (block / segmentBlocks));
         if (errno != null) {
             throw new PosixException("open for writing", segmentPath(block), errno, "relation " + this
@@ -238,8 +241,20 @@ public final class SmgrRelation implements IoTarget {
                 return f[seg];
             }
             Path p = segmentPath(block);
-            int flags = OpenFlags.O_RDWR | (create ? OpenFlags.O_CREAT : 0);
             int fd;
+            if (smgr.readOnly()) {
+                if (create) {
+                    throw readOnlyStorage("create", block);
+                }
+                try {
+                    fd = open(p, OpenFlags.O_RDONLY);
+                } catch (PosixException e) {
+                    throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
+                            + " (read-only), needed for block " + block + (e.context() == null ? "" : "; " + e.context()));
+                }
+                return publish(f, seg, fd);
+            }
+            int flags = OpenFlags.O_RDWR | (create ? OpenFlags.O_CREAT : 0);
             try {
                 // With O_DIRECT, a file system that refuses it (EINVAL) is named with the way out.
                 fd = open(p, flags);
@@ -258,14 +273,25 @@ public final class SmgrRelation implements IoTarget {
                 }
                 readOnly.put(seg, e.errno());
             }
-            int[] grown = java.util.Arrays.copyOf(f, Math.max(f.length, seg + 1));
-            for (int i = f.length; i < grown.length; i++) {
-                grown[i] = -1;
-            }
-            grown[seg] = fd;
-            fds = grown; // volatile publication
-            return fd;
+            return publish(f, seg, fd);
         }
+    }
+
+    /** Publishes {@code fd} as segment {@code seg}'s descriptor; under {@code this}, with {@code f} the table read under it. */
+    private int publish(int[] f, int seg, int fd) {
+        int[] grown = java.util.Arrays.copyOf(f, Math.max(f.length, seg + 1));
+        for (int i = f.length; i < grown.length; i++) {
+            grown[i] = -1;
+        }
+        grown[seg] = fd;
+        fds = grown; // volatile publication
+        return fd;
+    }
+
+    /** The refusal of a change to a relation of a read-only storage manager ({@link StorageManager#readOnly}). */
+    private PosixException readOnlyStorage(String what, long block) {
+        return new PosixException("open for writing", segmentPath(block), Errno.EROFS, "relation " + this
+                + " is opened read-only (a directory pageio reads and never changes): cannot " + what + " block " + block);
     }
 
     /**
@@ -660,6 +686,9 @@ public final class SmgrRelation implements IoTarget {
      * ({@code dropRelationBuffers} on the main fork drops every fork's).
      */
     public void unlink() throws IOException {
+        if (smgr.readOnly()) {
+            throw readOnlyStorage("unlink", 0);
+        }
         if (fork == ForkNumber.MAIN_FORKNUM) {
             for (ForkNumber f : ForkNumber.values()) {
                 if (f != ForkNumber.MAIN_FORKNUM && (forks[f.ordinal()] != null

@@ -49,6 +49,10 @@ public final class StorageManager implements AutoCloseable {
     // Read by every segment open (under the relation's lock), written by setDirectIo before it walks
     // the open descriptors under the same locks; volatile: an open after the store sees the new mode.
     private volatile boolean directIo;
+    /** Files are opened {@code O_RDONLY} and nothing is created, written or removed ({@link #readOnly}). */
+    private final boolean readOnly;
+    /** What a read completion checks on a page of these files. */
+    private final ReadVerification readVerification;
     private final Map<String, Tablespace> tablespaces = new ConcurrentHashMap<>();
     /** A relation fork's key: forks of one relation are opened as objects (and ids) of their own. */
     private record ForkKey(RelFileLocator locator, ForkNumber fork) { }
@@ -79,6 +83,11 @@ public final class StorageManager implements AutoCloseable {
     }
 
     public StorageManager(Path dataDirectory, long segmentBlocks, boolean directIo) {
+        this(dataDirectory, segmentBlocks, directIo, false, ReadVerification.PAGEIO);
+    }
+
+    private StorageManager(Path dataDirectory, long segmentBlocks, boolean directIo, boolean readOnly,
+            ReadVerification readVerification) {
         if (segmentBlocks < 1 || segmentBlocks > DEFAULT_SEGMENT_BLOCKS * 64) {
             throw new IllegalArgumentException("segment size " + segmentBlocks + " blocks is out of range: valid values are 1.."
                     + DEFAULT_SEGMENT_BLOCKS * 64);
@@ -86,11 +95,62 @@ public final class StorageManager implements AutoCloseable {
         this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
         this.segmentBlocks = segmentBlocks;
         this.directIo = directIo;
+        this.readOnly = readOnly;
+        this.readVerification = readVerification;
+        if (readOnly) {
+            if (!Files.isDirectory(this.dataDirectory)) {
+                throw new IllegalArgumentException("directory \"" + this.dataDirectory + "\" "
+                        + (Files.exists(this.dataDirectory) ? "is not a directory" : "does not exist"));
+            }
+            tablespaces.put(DEFAULT_TABLESPACE, new Tablespace(DEFAULT_TABLESPACE, this.dataDirectory.resolve("base"),
+                    Tablespace.INHERIT, Tablespace.INHERIT));
+            return;
+        }
         createDataDirectory(this.dataDirectory);
         checkPermissions(this.dataDirectory);
         Path base = this.dataDirectory.resolve("base");
         createDirectories(base);
         tablespaces.put(DEFAULT_TABLESPACE, new Tablespace(DEFAULT_TABLESPACE, base, Tablespace.INHERIT, Tablespace.INHERIT));
+    }
+
+    /**
+     * A storage manager over files pageio reads and never changes, such as a stopped PostgreSQL
+     * cluster's: segment files are opened {@code O_RDONLY}; nothing is created (not the directory,
+     * not {@code base/}, not a tablespace's directory, not a file); a write, an extension, a creation
+     * or an unlink of one of its relations is refused naming the file
+     * ({@code open for writing … EROFS … opened read-only}). The directory's permissions are not
+     * checked (they are its owner's business; reading them is enough). Read its files through a
+     * buffer pool on it ({@code BufferManagerCore.on}) as any other relation's.
+     *
+     * @param directory       an existing directory; relation files live in tablespace directories
+     *                        given by {@link #createTablespace} (an absolute location, which must exist)
+     * @param segmentBlocks   blocks per segment file (PostgreSQL's {@code RELSEG_SIZE} of the cluster)
+     * @param readVerification what a read completion checks on each page ({@link ReadVerification#NONE}:
+     *                        nothing; the reader checks)
+     * @throws IllegalArgumentException when the directory does not exist or the segment size is out of range
+     * @since 1.6.0
+     */
+    public static StorageManager readOnly(Path directory, long segmentBlocks, ReadVerification readVerification) {
+        return new StorageManager(directory, segmentBlocks, false, true, java.util.Objects.requireNonNull(readVerification));
+    }
+
+    /**
+     * Whether this storage manager only reads ({@link #readOnly}).
+     *
+     * @since 1.6.0
+     */
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    /**
+     * What the buffer manager's read completion checks on a page read from these files:
+     * {@link ReadVerification#PAGEIO} for pageio's own data directory.
+     *
+     * @since 1.6.0
+     */
+    public ReadVerification readVerification() {
+        return readVerification;
     }
 
     public Path dataDirectory() {
@@ -148,7 +208,14 @@ public final class StorageManager implements AutoCloseable {
         } else {
             dir = location;
         }
-        createDirectories(dir);
+        if (readOnly) {
+            if (!Files.isDirectory(dir)) {
+                throw new IllegalArgumentException("tablespace \"" + name + "\": directory \"" + dir + "\" "
+                        + (Files.exists(dir) ? "is not a directory" : "does not exist") + " (read-only: nothing is created)");
+            }
+        } else {
+            createDirectories(dir);
+        }
         Tablespace ts = new Tablespace(name, dir, effectiveIoConcurrency, maintenanceIoConcurrency);
         tablespaces.put(name, ts);
         return ts;

@@ -13,7 +13,14 @@
  * ({@link org.pageio.bufmgr.smgr.StorageManager#open(org.pageio.bufmgr.smgr.RelFileLocator, org.pageio.bufmgr.smgr.ForkNumber)},
  * {@link org.pageio.bufmgr.smgr.SmgrRelation#fork}), files {@code <relNumber>_vm}, …; unlinking the
  * main fork removes every fork.
+ *
+ * <p>1.6.0: read-only storage managers
+ * ({@link org.pageio.bufmgr.smgr.StorageManager#readOnly}: files opened {@code O_RDONLY}, nothing
+ * created or changed) with a {@link org.pageio.bufmgr.smgr.ReadVerification} that says what a read
+ * completion checks on their pages; {@link org.pageio.bufmgr.smgr.ForkNumber#INIT_FORKNUM} and
+ * {@link org.pageio.bufmgr.smgr.ForkNumber#byName}; so that a PostgreSQL cluster's files are read
+ * through a buffer pool.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.5.0")
+@org.osgi.annotation.versioning.Version("1.6.0")
 package org.pageio.bufmgr.smgr;

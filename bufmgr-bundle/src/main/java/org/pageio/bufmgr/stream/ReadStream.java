@@ -79,6 +79,14 @@ public final class ReadStream implements AutoCloseable {
     public static final int FULL = 4;
     /** Run the look-ahead in AIO batch mode (the callback promises not to block on others). */
     public static final int USE_BATCHING = 8;
+    /**
+     * Read the pages as they are stored ({@link ReadBuffersOperation#STRICT}): {@code zero_damaged_pages}
+     * and {@code ignore_checksum_failure} do not apply, a damaged page fails its read. For
+     * verifications.
+     *
+     * @since 3.2.0
+     */
+    public static final int STRICT = 16;
 
     /** What the block callback returns at the end of the stream. */
     public static final long END = -1L;
@@ -216,7 +224,8 @@ public final class ReadStream implements AutoCloseable {
                 ? ts.maintenanceIoConcurrency(options.ioConcurrency() == inherit ? s.maintenanceIoConcurrency() : options.ioConcurrency())
                 : ts.effectiveIoConcurrency(options.ioConcurrency() == inherit ? s.effectiveIoConcurrency() : options.ioConcurrency());
         this.maxIos = Math.max(1, Math.min(concurrency, Short.MAX_VALUE));
-        this.readFlags = concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0;
+        this.readFlags = (concurrency == 0 ? ReadBuffersOperation.SYNCHRONOUSLY : 0)
+                | ((flags & STRICT) != 0 ? ReadBuffersOperation.STRICT : 0);
         int pins = (maxIos + 1) * ioCombineLimit;
         pins = Math.min(pins, session.additionalPinLimit());
         if (strategy != null) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import org.pageio.bufmgr.BufferAccessStrategy;
 import org.pageio.bufmgr.BufferSession;
+import org.pageio.bufmgr.ReadBuffersOperation;
 import org.pageio.bufmgr.page.PageVerifier;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.stream.ReadStream;
@@ -511,6 +512,13 @@ public final class Scans {
     public record Target(String label, SmgrRelation rel) {
     }
 
+    /**
+     * {@code pageio:verify}: every block of every target through a read stream, each page's header
+     * and checksum checked. The reads are {@link ReadStream#STRICT}: a verification reads the pages
+     * as they are on disk, so {@code zero_damaged_pages} and {@code ignore_checksum_failure} neither
+     * zero nor accept a damaged page here (they would report it as sound). A read that fails is
+     * retried block by block from its first block to find the damaged one; the scan goes on after it.
+     */
     public ScanReport checksumScan(ScanRequest req, TableInfo t, List<Target> targets, boolean timing) throws IOException {
         long t0 = System.nanoTime();
         long checked = 0;
@@ -526,7 +534,8 @@ public final class Scans {
             while (next < nblocks) {
                 long expect = next;
                 try (ReadStream stream = new ReadStream(session, rel, ReadStream.blockRange(next, nblocks - next),
-                        ReadStream.MAINTENANCE | ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring, options)) {
+                        ReadStream.MAINTENANCE | ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING | ReadStream.STRICT, ring,
+                        options)) {
                     try {
                         int buf;
                         while ((buf = stream.next()) >= 0) {
@@ -542,7 +551,7 @@ public final class Scans {
                     } catch (IOException e) {
                         // The read that failed starts at 'expect'; find out whether 'expect' itself is bad.
                         try {
-                            int buf = reads.read(rel, expect, ring);
+                            int buf = session.readBuffer(rel, expect, ring, ReadBuffersOperation.STRICT);
                             verify(buf, expect, target, bad);
                             session.releaseBuffer(buf);
                         } catch (IOException single) {
