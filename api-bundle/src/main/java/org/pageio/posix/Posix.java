@@ -37,6 +37,8 @@ import java.nio.file.Path;
 public final class Posix {
     private static final MethodHandle PREADV = Libc.errnoFunction("preadv",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle PREADV2 = Libc.errnoFunction("preadv2",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle PWRITEV = Libc.errnoFunction("pwritev",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
     private static final MethodHandle PREAD = Libc.errnoFunction("pread",
@@ -91,6 +93,28 @@ public final class Posix {
         }
         try {
             return result((long) PREADV.invokeExact(cs.segment(), fd, iov, iovcnt, offset), cs);
+        } catch (Throwable t) {
+            throw Libc.unchecked(t);
+        }
+    }
+
+    /**
+     * Linux's {@code RWF_NOWAIT} for {@link #preadv2}: read only what needs no waiting (data in the
+     * page cache), else fail with {@code EAGAIN} (since 1.4.0).
+     */
+    public static final int RWF_NOWAIT = 0x00000008;
+
+    /**
+     * {@code preadv2(2)}: {@link #preadv} with per-call {@code flags} such as {@link #RWF_NOWAIT};
+     * bytes read (with {@code RWF_NOWAIT} possibly fewer than asked: the part in the page cache) or
+     * -errno (since 1.4.0).
+     */
+    public static long preadv2(CallState cs, int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
+        if (!covers(iov, iovcnt * Iovec.BYTES)) {
+            return -Errno.EFAULT;
+        }
+        try {
+            return result((long) PREADV2.invokeExact(cs.segment(), fd, iov, iovcnt, offset, flags), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }

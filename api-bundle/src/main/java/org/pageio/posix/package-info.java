@@ -12,5 +12,5 @@
  * ({@code --enable-native-access=ALL-UNNAMED} for OSGi bundles and class-path code).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.pageio.posix;

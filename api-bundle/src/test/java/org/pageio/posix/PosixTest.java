@@ -76,6 +76,27 @@ class PosixTest {
     }
 
     @Test
+    void preadv2NowaitReadsWhatIsCachedAndRefusesWhatIsNot() throws IOException {
+        MemorySegment buf = arena.allocate(2 * PAGE, PAGE);
+        MemorySegment iov = Iovec.allocate(arena, 1);
+        Iovec.set(iov, 0, buf);
+        int fd = Posix.open(file, O_RDWR | O_CREAT, 0600);
+        try {
+            buf.fill((byte) 'c');
+            assertEquals(2 * PAGE, Posix.pwritev(cs, fd, iov, 1, 0));
+            buf.fill((byte) 0);
+            assertEquals(2 * PAGE, Posix.preadv2(cs, fd, iov, 1, 0, Posix.RWF_NOWAIT), "just written: in the page cache");
+            assertAll(buf, 'c');
+            Posix.fsync(cs, fd); // clean pages can be dropped
+            Posix.fadvise(fd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, file);
+            assertEquals(-Errno.EAGAIN, Posix.preadv2(cs, fd, iov, 1, 0, Posix.RWF_NOWAIT), "dropped: it would wait");
+            assertEquals(2 * PAGE, Posix.preadv2(cs, fd, iov, 1, 0, 0), "without the flag it reads");
+        } finally {
+            Posix.close(fd, file);
+        }
+    }
+
+    @Test
     void preadAtAndPastEndOfFile() throws IOException {
         Files.write(file, new byte[100]);
         MemorySegment buf = arena.allocate(PAGE);

@@ -114,6 +114,8 @@ final class AioSession {
     /** The batch's blocks, as pointers, for {@code lio_listio}. Owner only. */
     private final MemorySegment list;
     private final IoHandle[] handles;
+    /** The method's policy for reads the page cache holds. */
+    private final CachedReadsInline cachedReads;
     /** The method's duplicates of the descriptors reads are queued on. */
     private final Duplicates duplicates;
     /** {@code struct stat} for validating a file's duplicates. Owner only. */
@@ -147,10 +149,13 @@ final class AioSession {
     // Owner only: how the session's requests went to glibc.
     private long listioCalls;
     private long singleCalls;
+    /** Reads completed at submission from the page cache ({@link CachedReadsInline}). */
+    private long cachedCompletions;
     private long fsyncCalls;
     private long refusedBlocks;
 
-    AioSession(IoSession session, Duplicates duplicates) {
+    AioSession(IoSession session, Duplicates duplicates, CachedReadsInline cachedReads) {
+        this.cachedReads = cachedReads;
         AioContext ctx = session.context();
         this.slots = ctx.config().ioMaxConcurrency();
         this.perSlot = ctx.config().ioMaxCombineLimit();
@@ -191,6 +196,10 @@ final class AioSession {
             int slot = h.index() - base;
             switch (h.op()) {
                 case IoHandle.OP_READV, IoHandle.OP_WRITEV -> {
+                    if (h.op() == IoHandle.OP_READV && cachedReads.tryComplete(h, cs)) {
+                        cachedCompletions++; // completed from the page cache: never glibc's, never published
+                        continue;
+                    }
                     prepare(h, slot, cs);
                     batchSlots[batchCount++] = slot;
                 }
@@ -515,6 +524,11 @@ final class AioSession {
     /** {@code aio_read}/{@code aio_write} calls (batches of one block). Owner only. */
     long singleCalls() {
         return singleCalls;
+    }
+
+    /** Reads this session completed at submission from the page cache. Owner only. */
+    long cachedCompletions() {
+        return cachedCompletions;
     }
 
     /** {@code aio_fsync} calls. Owner only. */

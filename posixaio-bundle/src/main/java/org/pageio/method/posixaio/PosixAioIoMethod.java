@@ -62,6 +62,8 @@ public final class PosixAioIoMethod implements IoMethod {
     private volatile PosixAioSettings settings = PosixAioSettings.DEFAULTS;
     /** The duplicates of the descriptors reads are queued on, shared by the sessions. */
     private final Duplicates duplicates = new Duplicates(PosixAioSettings.DEFAULT_FDS_PER_FILE);
+    /** Reads the page cache holds complete at submission (pageio's policy), shared by the sessions. */
+    final CachedReadsInline cachedReads = new CachedReadsInline();
     /** The last rejected configuration, as one line; null when none was rejected. */
     private volatile String rejected;
 
@@ -176,7 +178,7 @@ public final class PosixAioIoMethod implements IoMethod {
         if (!Aio.AVAILABILITY.available()) {
             throw new IllegalStateException("io_method=posix_aio is not available: " + Aio.AVAILABILITY.cause());
         }
-        return new AioSession(session, duplicates);
+        return new AioSession(session, duplicates, cachedReads);
     }
 
     @Override

@@ -40,6 +40,7 @@ import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.posix.Errno;
+import org.pageio.posix.Fadvise;
 import org.pageio.posix.OpenFlags;
 import org.pageio.posix.Posix;
 import org.pageio.tck.BlockPattern;
@@ -144,6 +145,64 @@ class PosixAioIoMethodTest {
             assertFalse(first.isClosed());
         }
         assertTrue(first.isClosed(), "the control blocks are freed with their session");
+    }
+
+    /** A read of {@code bufs} from {@code firstBlock} of alpha, on a descriptor opened buffered (as the storage manager flags it). */
+    IoReturn bufferedRead(IoSession s, long firstBlock, MemorySegment... bufs) {
+        IoReturn ret = new IoReturn();
+        IoHandle h = s.acquire();
+        long gen = h.generation();
+        for (int i = 0; i < bufs.length; i++) {
+            h.setIovec(i, bufs[i]);
+        }
+        h.setReturn(ret).setTarget(blocksOf(alpha), firstBlock).setFlags(IoHandle.FLAG_BUFFERED);
+        h.startReadv(alphaFd, bufs.length, firstBlock * BLOCK);
+        s.await(h, gen);
+        return ret;
+    }
+
+    /**
+     * {@link CachedReadsInline}: a buffered read whose pages are in the page cache completes at
+     * submission without a request to glibc; once they are dropped it goes to glibc; a read not
+     * flagged buffered always does; and with the policy off every read does.
+     */
+    @Test
+    void aBufferedReadOfCachedPagesCompletesWithoutGlibc() throws IOException {
+        try (IoSession s = ctx.openSession("t")) {
+            AioSession as = state(s);
+            MemorySegment[] two = {block(), block()};
+            IoReturn hot = bufferedRead(s, 40, two[1], two[0]); // alpha was just written: cached
+            assertEquals(IoResult.OK, hot.status(), hot.message());
+            assertEquals(2 * BLOCK, IoResult.result(hot.result()));
+            assertBlock("alpha", 40, two[1]);
+            assertBlock("alpha", 41, two[0]);
+            assertEquals(1, as.cachedCompletions());
+            assertEquals(0, as.singleCalls() + as.listioCalls(), "nothing went to glibc");
+
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(alpha)) {
+                ch.force(true); // clean pages can be dropped
+            }
+            Posix.fadvise(alphaFd, 0, 0, Fadvise.POSIX_FADV_DONTNEED, alpha);
+            MemorySegment cold = block();
+            IoReturn r = bufferedRead(s, 50, cold);
+            assertEquals(IoResult.OK, r.status(), r.message());
+            assertBlock("alpha", 50, cold);
+            assertEquals(1, as.cachedCompletions(), "not cached: queued");
+            assertEquals(1, as.singleCalls(), "aio_read");
+
+            MemorySegment plain = block();
+            assertEquals(IoResult.OK, io(s, false, alphaFd, alpha, 50, plain).status()); // cached now, but not flagged buffered
+            assertEquals(2, as.singleCalls());
+
+            method.cachedReads.enabled = false;
+            MemorySegment off = block();
+            assertEquals(IoResult.OK, bufferedRead(s, 40, off).status());
+            assertBlock("alpha", 40, off);
+            assertEquals(1, as.cachedCompletions(), "policy off: glibc reads it");
+            assertEquals(3, as.singleCalls());
+        } finally {
+            method.cachedReads.enabled = true;
+        }
     }
 
     @Test
