@@ -58,8 +58,9 @@ import org.pageio.table.TableShape;
  * MB/s is over its own bytes; buffered, and cold also O_DIRECT), when fio is installed and the heap
  * is one segment file.
  *
- * <p>At most {@value #MAX_ROUNDS} rounds; one unrecorded OS-warm run of every method and of
- * {@code FileChannel} at the most sessions first. Runs in the drill's thread; the sessions on
+ * <p>At most {@value #MAX_ROUNDS} rounds; one unrecorded OS-warm run of every method that runs
+ * OS-warm (not one that bypasses the page cache) and of {@code FileChannel} at the most sessions
+ * first. Runs in the drill's thread; the sessions on
  * threads of their own, started and joined in each run.
  */
 final class ConcurrentCase {
@@ -268,6 +269,11 @@ final class ConcurrentCase {
         Map<State, List<String>> runners = new java.util.EnumMap<>(State.class);
         for (State s : State.values()) {
             List<String> r = new ArrayList<>(methods.keySet());
+            if (s == State.WARM) {
+                // a method that bypasses the page cache reads from the device whatever the cache holds:
+                // its OS-warm run would be a cold one, which the cold state measures
+                r.removeIf(m -> methods.get(m).bypassesPageCache());
+            }
             if (s == State.HOT) {
                 r.add(PLAIN_LOOP);
             } else {
@@ -291,8 +297,8 @@ final class ConcurrentCase {
                     t.name(), t.blocks(), passes));
             Setup setup = new Setup(t, files, warmT, warmFiles, sharedBuffers, readSize, passes, plain,
                     ByteBuffer.allocateDirect(readSize));
-            List<String> warmUp = new ArrayList<>(methods.keySet());
-            warmUp.add(FILE_CHANNEL);
+            List<String> warmUp = new ArrayList<>(runners.get(State.WARM));
+            warmUp.removeIf(r -> r.equals(FIO_BUFFERED));
             for (String r : warmUp) {
                 progress.status(String.format(Locale.ROOT, "drill: concurrent warm-up (not recorded)  %-12s %d sessions …", r, maxN));
                 Run w = runOne(setup, State.WARM, maxN, r, 0, methods, rigs);
