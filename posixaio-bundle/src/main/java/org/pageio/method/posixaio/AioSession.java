@@ -151,6 +151,8 @@ final class AioSession {
     private long singleCalls;
     /** Reads completed at submission from the page cache ({@link CachedReadsInline}). */
     private long cachedCompletions;
+    /** This session's back-off after reads the page cache did not hold. */
+    private final CachedReadsInline.Backoff cachedBackoff = new CachedReadsInline.Backoff();
     private long fsyncCalls;
     private long refusedBlocks;
 
@@ -196,7 +198,7 @@ final class AioSession {
             int slot = h.index() - base;
             switch (h.op()) {
                 case IoHandle.OP_READV, IoHandle.OP_WRITEV -> {
-                    if (h.op() == IoHandle.OP_READV && cachedReads.tryComplete(h, cs)) {
+                    if (h.op() == IoHandle.OP_READV && cachedReads.tryComplete(h, cs, cachedBackoff)) {
                         cachedCompletions++; // completed from the page cache: never glibc's, never published
                         continue;
                     }
@@ -529,6 +531,11 @@ final class AioSession {
     /** Reads this session completed at submission from the page cache. Owner only. */
     long cachedCompletions() {
         return cachedCompletions;
+    }
+
+    /** Reads this session tried against the page cache and queued after all. Owner only. */
+    long cachedMisses() {
+        return cachedBackoff.misses;
     }
 
     /** {@code aio_fsync} calls. Owner only. */

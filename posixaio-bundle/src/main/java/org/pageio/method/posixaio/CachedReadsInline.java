@@ -18,22 +18,60 @@ import org.pageio.posix.Posix;
  * any error) the read is queued with glibc as it is, and what the try copied is read again.
  *
  * <p>Only reads on descriptors opened without O_DIRECT ({@link IoHandle#FLAG_BUFFERED}): a direct
- * read never finds the page cache. A cold read pays one system call that returns at once.
+ * read never finds the page cache. A try that misses is not free (the kernel starts the read-ahead
+ * it would have started, and glibc's thread then waits for it), so a session that misses backs off
+ * ({@link Backoff}): after a miss it queues the next read without a try, after another the next
+ * two, up to {@value #MAX_SKIP}, and one hit puts it back to trying every read. A cold scan then
+ * tries about one read in {@value #MAX_SKIP}; a scan over the page cache tries, and completes,
+ * every one.
  *
  * <p>why: docs/performance.md, "A table in shared buffers and sessions at once". Owner thread only
  * (it runs inside {@code submit}); no allocation; {@link #enabled} is volatile, for tests.
  */
 final class CachedReadsInline {
 
+    /** The most reads a session queues without a try after misses. */
+    static final int MAX_SKIP = 64;
+
     /** Whether buffered reads are tried against the page cache first. Volatile: read once per read. */
     volatile boolean enabled = true;
 
+    /** One session's back-off after misses. Owner thread only. */
+    static final class Backoff {
+        /** Reads still to queue without a try. */
+        private int skip;
+        /** Reads to skip after the next miss: 1, 2, 4 … {@link #MAX_SKIP}; a hit resets it. */
+        private int next = 1;
+        /** Tries that missed, for tests and the session's counters. */
+        long misses;
+
+        /** Whether to try the next read. */
+        boolean tryNext() {
+            if (skip > 0) {
+                skip--;
+                return false;
+            }
+            return true;
+        }
+
+        void hit() {
+            next = 1;
+        }
+
+        void missed() {
+            misses++;
+            skip = next;
+            next = Math.min(MAX_SKIP, next * 2);
+        }
+    }
+
     /**
-     * Tries {@code h}, a read, against the page cache; true when it completed {@code h} (the whole
-     * transfer was there), false when the caller must queue it.
+     * Tries {@code h}, a read, against the page cache unless the session's {@code backoff} says to
+     * skip it; true when it completed {@code h} (the whole transfer was there), false when the
+     * caller must queue it.
      */
-    boolean tryComplete(IoHandle h, CallState cs) {
-        if (!enabled || (h.flags() & IoHandle.FLAG_BUFFERED) == 0) {
+    boolean tryComplete(IoHandle h, CallState cs, Backoff backoff) {
+        if (!enabled || (h.flags() & IoHandle.FLAG_BUFFERED) == 0 || !backoff.tryNext()) {
             return false;
         }
         long want = 0;
@@ -42,8 +80,10 @@ final class CachedReadsInline {
         }
         long r = Posix.preadv2(cs, h.fd(), h.iovecs(), h.iovcnt(), h.offset(), Posix.RWF_NOWAIT);
         if (r != want) {
+            backoff.missed();
             return false; // EAGAIN (not cached), a short copy, or an error: glibc reads it and reports
         }
+        backoff.hit();
         h.complete((int) r);
         return true;
     }

@@ -188,18 +188,30 @@ class PosixAioIoMethodTest {
             assertEquals(IoResult.OK, r.status(), r.message());
             assertBlock("alpha", 50, cold);
             assertEquals(1, as.cachedCompletions(), "not cached: queued");
+            assertEquals(1, as.cachedMisses());
             assertEquals(1, as.singleCalls(), "aio_read");
 
             MemorySegment plain = block();
             assertEquals(IoResult.OK, io(s, false, alphaFd, alpha, 50, plain).status()); // cached now, but not flagged buffered
             assertEquals(2, as.singleCalls());
 
+            // after a miss the session backs off: the next read is queued untried, the one after is tried
+            MemorySegment skipped = block();
+            assertEquals(IoResult.OK, bufferedRead(s, 50, skipped).status());
+            assertBlock("alpha", 50, skipped);
+            assertEquals(3, as.singleCalls(), "skipped after the miss: glibc reads it although it is cached");
+            assertEquals(1, as.cachedMisses(), "not tried, so not missed");
+            MemorySegment again = block();
+            assertEquals(IoResult.OK, bufferedRead(s, 50, again).status());
+            assertEquals(2, as.cachedCompletions(), "tried again, and the page cache held it");
+            assertEquals(3, as.singleCalls());
+
             method.cachedReads.enabled = false;
             MemorySegment off = block();
             assertEquals(IoResult.OK, bufferedRead(s, 40, off).status());
             assertBlock("alpha", 40, off);
-            assertEquals(1, as.cachedCompletions(), "policy off: glibc reads it");
-            assertEquals(3, as.singleCalls());
+            assertEquals(2, as.cachedCompletions(), "policy off: glibc reads it");
+            assertEquals(4, as.singleCalls());
         } finally {
             method.cachedReads.enabled = true;
         }
