@@ -104,13 +104,28 @@ public final class PgHeapScan {
      * @throws IllegalArgumentException for a path that is not a relation's
      */
     public static Count count(PgCluster cluster, BufferPool pool, String relationFilepath) throws IOException {
+        return count(cluster, pool, relationFilepath, ReadStream.Options.DEFAULT);
+    }
+
+    /**
+     * {@link #count(PgCluster, BufferPool, String)} with the read stream's settings overridden
+     * ({@code effective_io_concurrency}, {@code io_combine_limit}: {@link ReadStream.Options}), as a
+     * scan run with {@code SET effective_io_concurrency} reads.
+     */
+    public static Count count(PgCluster cluster, BufferPool pool, String relationFilepath, ReadStream.Options options)
+            throws IOException {
         if (pool.storage() != cluster.storage()) {
             throw new IllegalArgumentException("the pool does not read this cluster: open it with PgCluster.openBufferManager");
         }
-        return new PgHeapScan(cluster).scan(pool, relationFilepath, cluster.relation(relationFilepath));
+        SmgrRelation rel = cluster.relation(relationFilepath);
+        if (!rel.exists()) {
+            throw new PgDataException("could not open file \"" + rel.segmentPath(0) + "\": No such file or directory (relation "
+                    + relationFilepath + ")");
+        }
+        return new PgHeapScan(cluster).scan(pool, relationFilepath, rel, options);
     }
 
-    private Count scan(BufferPool pool, String relpath, SmgrRelation rel) throws IOException {
+    private Count scan(BufferPool pool, String relpath, SmgrRelation rel, ReadStream.Options options) throws IOException {
         boolean checksums = cluster.controlFile().dataChecksums();
         long allVisiblePages = 0;
         long tuples = 0;
@@ -120,7 +135,7 @@ public final class PgHeapScan {
             BufferAccessStrategy ring = pool.strategy(BufferAccessStrategy.Type.BULKREAD);
             try (BufferSession session = pool.openSession("count");
                     ReadStream stream = new ReadStream(session, rel, ReadStream.blockRange(0, nblocks),
-                            ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring)) {
+                            ReadStream.SEQUENTIAL | ReadStream.USE_BATCHING, ring, options)) {
                 for (long block = 0; block < nblocks; block++) {
                     int buf = stream.next();
                     try {

@@ -185,6 +185,14 @@ class PgHeapScanTest {
     }
 
     @Test
+    void aRelationWithoutAFileIsRefusedNamingIt() throws Exception {
+        String gone = heapPath.substring(0, heapPath.lastIndexOf('/') + 1) + "4000000000";
+        PgDataException e = assertThrows(PgDataException.class, () -> count(new SyncIoMethod(), gone));
+        assertEquals("could not open file \"" + pg.data.resolve(gone).toAbsolutePath().normalize()
+                + "\": No such file or directory (relation " + gone + ")", e.getMessage());
+    }
+
+    @Test
     void aDamagedHeapPageIsRefusedNotCounted() throws Exception {
         var heap = pg.data.resolve(heapPath);
         long at = 3 * 8192 + 6000;
