@@ -176,6 +176,17 @@ public final class PgCluster implements AutoCloseable {
      * @throws IllegalArgumentException when the path is not of that form or its directory does not exist
      */
     public SmgrRelation relation(String relationFilepath) {
+        return relation(relationFilepath, ForkNumber.MAIN_FORKNUM);
+    }
+
+    /**
+     * The fork {@code fork} of the relation whose main fork's file is {@code relationFilepath}
+     * ({@link #relation(String)}): {@code VISIBILITYMAP_FORKNUM} of {@code base/5/16384} is the file
+     * {@code base/5/16384_vm}.
+     *
+     * @throws IllegalArgumentException when the path is not of that form
+     */
+    public SmgrRelation relation(String relationFilepath, ForkNumber fork) {
         String[] parts = relationFilepath.split("/");
         String name = parts[parts.length - 1];
         String dir = relationFilepath.substring(0, Math.max(0, relationFilepath.length() - name.length() - 1));
@@ -191,7 +202,7 @@ public final class PgCluster implements AutoCloseable {
                     + " prints it: global/RELFILENODE, base/DBOID/RELFILENODE or pg_tblspc/SPCOID/" + tablespaceVersionDirectory
                     + "/DBOID/RELFILENODE");
         }
-        return storage.open(new RelFileLocator(tablespace(dir), Long.parseLong(name)), ForkNumber.MAIN_FORKNUM);
+        return storage.open(new RelFileLocator(tablespace(dir), Long.parseLong(name)), fork);
     }
 
     /** The storage manager's tablespace for a database directory, registered on first use. */

@@ -106,8 +106,13 @@ final class PostgresServer implements AutoCloseable {
     }
 
     void start() throws IOException, InterruptedException {
+        start("");
+    }
+
+    /** Starts the server with {@code options} ({@code -c name=value …}) added to the test's own. */
+    void start(String options) throws IOException, InterruptedException {
         check(pg("pg_ctl", "start", "-w", "-D", data.toString(), "-l", root.resolve("server.log").toString(), "-o",
-                "-c listen_addresses='' -k " + socket + " -c fsync=off"), "pg_ctl start");
+                "-c listen_addresses='' -k " + socket + " -c fsync=off " + options), "pg_ctl start");
     }
 
     void stop(String mode) throws IOException, InterruptedException {

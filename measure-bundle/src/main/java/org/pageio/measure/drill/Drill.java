@@ -1,6 +1,7 @@
 package org.pageio.measure.drill;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,9 +10,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.pageio.api.IoMethod;
+import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.measure.fio.Fio;
+import org.pageio.pgdata.PgCluster;
+import org.pageio.pgdata.PgHeapScan;
 import org.pageio.table.IndexInfo;
 import org.pageio.table.TableShape;
 import org.pageio.settings.DataDirectory;
@@ -135,6 +139,9 @@ public final class Drill {
 
 
     public DrillResult run() throws IOException {
+        if (opts.pg() != null) {
+            return runPg();
+        }
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         DataDirectory.createPrivate(opts.dataDir());
@@ -186,6 +193,50 @@ public final class Drill {
                     Map.copyOf(unavailable), fioNote, results, pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ,
                     opts.sharedBuffers(), visibility, hot, concurrent);
         }
+    }
+
+    /**
+     * The count(*) cases over a heap of a stopped PostgreSQL cluster ({@code --pgdata},
+     * {@code --relation}), read-only, the server not started: one count through the loader's pool
+     * gives the answer every run must give (pgdata-bundle's {@link PgHeapScan}, PostgreSQL's tuple
+     * visibility), then the rounds as over {@code t}, each method on a rig of its own over the
+     * cluster, the baselines and fio on the heap's segment files.
+     */
+    private DrillResult runPg() throws IOException {
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        DrillOptions.PgSource source = opts.pg();
+        long blocks;
+        List<Path> files;
+        PgHeapScan.Count first;
+        DrillOptions o;
+        long loadStarted = System.nanoTime();
+        try (PgCluster cluster = PgCluster.open(source.pgdata());
+                BufferManagerCore core = cluster.openBufferManager(loader(), pools.settings())) {
+            o = opts.withPg(source, cluster.controlFile().relsegSize());
+            first = PgHeapScan.count(cluster, core.pool(), source.relation());
+            blocks = first.blocks();
+            files = cluster.relation(source.relation()).segmentPaths(blocks);
+        }
+        long loadNanos = System.nanoTime() - loadStarted;
+        progress.line(String.format(Locale.ROOT, "drill: %s in %s: %,d blocks, count(*) = %,d (%,d tuples, %,d pages all-visible)",
+                source.relation(), source.pgdata(), blocks, first.visible(), first.tuples(), first.allVisiblePages()));
+        RunProbe probe = RunProbe.forDirectory(source.pgdata());
+        List<DrillResult.CaseResult> results;
+        String fioFailure;
+        try (DrillRounds rounds = new DrillRounds(o, methods, pools, fio, probe, progress)) {
+            results = rounds.run(DrillCases.ofPg(o, source.relation(), files, blocks, first.tuples(), first.visible()));
+            fioFailure = rounds.fioFailure();
+        }
+        List<DrillResult.TableFigures> tables = List.of(new DrillResult.TableFigures("PostgreSQL " + source.relation(), first.visible(), blocks,
+                blocks * StorageManager.BLCKSZ, 0, true, loadNanos));
+        String fioNote = FioSeries.note(Fio.find().map(Fio::new).orElse(null), o.fio());
+        if (fioFailure != null) {
+            fioNote += "; but fio failed: " + fioFailure;
+        }
+        return new DrillResult(o, started, System.nanoTime() - t0, tables, List.copyOf(methods.keySet()), Map.copyOf(unavailable),
+                fioNote, results, pools.settings().effectiveIoCombineLimit() * StorageManager.BLCKSZ, o.sharedBuffers(), null, null,
+                null);
     }
 
     static boolean isBaseline(String name) {

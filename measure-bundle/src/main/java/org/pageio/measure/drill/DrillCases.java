@@ -28,10 +28,43 @@ record DrillCases(List<DrillCase> cases, Map<DrillCase, Target> targets) {
      * @param heapFiles  its heap's segment files (what the baselines and fio read)
      * @param coldFiles  every file the scan reads (heap and index): evicted and checked
      * @param blocks     null for a sequential scan; else the heap blocks in the order the scan asks for them
-     * @param expected   the scan's count(*), from the generator
+     * @param expected   the scan's count(*), from the generator (a PostgreSQL heap's: from its first count)
+     * @param pgRelation  a PostgreSQL heap's {@code pg_relation_filepath} when the table is one ({@code --pgdata}); else null
      */
     record Target(String table, long relNumber, long rows, List<Path> heapFiles, List<Path> coldFiles, long[] blocks,
-            long expected) {
+            long expected, String pgRelation) {
+
+        Target(String table, long relNumber, long rows, List<Path> heapFiles, List<Path> coldFiles, long[] blocks, long expected) {
+            this(table, relNumber, rows, heapFiles, coldFiles, blocks, expected, null);
+        }
+    }
+
+    /**
+     * The count(*) cases over a PostgreSQL heap ({@code --pgdata}): cold per eic and OS-warm, as over
+     * {@code t}, reading {@code files}, the heap's segment files, of {@code blocks} blocks and
+     * {@code visible} visible tuples.
+     */
+    static DrillCases ofPg(DrillOptions opts, String relation, List<Path> files, long blocks, long tuples, long visible) {
+        List<DrillCase> cases = new ArrayList<>();
+        Map<DrillCase, Target> targets = new LinkedHashMap<>();
+        Target seq = new Target(relation, 0, tuples, files, files, null, visible, relation);
+        long bytes = blocks * StorageManager.BLCKSZ;
+        if (opts.runs("seq")) {
+            for (int e : opts.eic()) {
+                DrillCase c = new DrillCase("seq-cold-eic" + e, "count(*) of PostgreSQL's " + relation + ", cold,"
+                        + " effective_io_concurrency=" + e, Scan.SEQ, true, e, bytes);
+                cases.add(c);
+                targets.put(c, seq);
+            }
+        }
+        if (opts.runs("warm")) {
+            DrillCase c = new DrillCase("seq-warm", "count(*) of PostgreSQL's " + relation + ", OS page cache warm (shared buffers"
+                    + " empty), effective_io_concurrency=" + DrillOptions.DEFAULT_EIC_VALUE, Scan.SEQ, false,
+                    DrillOptions.DEFAULT_EIC_VALUE, bytes);
+            cases.add(c);
+            targets.put(c, seq);
+        }
+        return new DrillCases(cases, targets);
     }
 
     /**

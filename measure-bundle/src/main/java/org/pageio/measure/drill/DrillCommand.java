@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,10 +22,12 @@ import org.osgi.service.component.annotations.Reference;
 import org.pageio.report.Json;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.smgr.StorageManager;
+import org.pageio.pgdata.PgCluster;
 import org.pageio.settings.DataDirectory;
 import org.pageio.settings.RegisteredMethods;
 import org.pageio.shell.command.CommandUsage;
 import org.pageio.shell.command.Commands;
+import org.pageio.table.TableShape;
 
 /**
  * {@code pageio:drill}: the cold-scan drill over every registered, available
@@ -50,7 +53,7 @@ public final class DrillCommand {
     /** The usage line in a refusal of a numeric option. */
     static final CommandUsage USAGE = new CommandUsage("pageio:drill", "pageio:drill [--rows N] [--rounds 1..100]"
             + " [--methods m1,m2] [--eic 1,16,64] [--cases seq,warm,bitmap,index,visibility,hot,concurrent] [--sessions 1,2,8,32] [--vacuum-buffer-usage-limit SIZE]"
-            + " [--shared-buffers N] [--data DIR]"
+            + " [--shared-buffers N] [--data DIR] [--pgdata DIR --relation base/DBOID/RELFILENODE]"
             + " [--results DIR|none] [--no-fio] [--seq-hint] [--format text|json]");
 
     private final Map<ServiceReference<IoMethod>, IoMethod> methods;
@@ -127,6 +130,16 @@ public final class DrillCommand {
         }
     }
 
+    /**
+     * shared_buffers for a drill over a PostgreSQL heap: scaled as for a {@code t} of as many blocks
+     * ({@link DrillOptions#scaledSharedBuffers} of {@link TableShape#T}'s rows per page × blocks).
+     */
+    private static int pgSharedBuffers(Path pgdata, String relation) throws IOException {
+        try (PgCluster cluster = PgCluster.open(pgdata)) {
+            return DrillOptions.scaledSharedBuffers(Math.max(1, cluster.relation(relation).nblocks() * TableShape.T.rowsPerPage()));
+        }
+    }
+
     @Descriptor("the cold-scan drill: load t and prefetch_test, then cold and OS-warm count(*), a cold bitmap heap scan"
             + " and a cold index scan per io_method, interleaved rounds, medians, FileChannel/AsynchronousFileChannel/fio baselines;"
             + " and PostgreSQL 19's visibility map test (vis_test: index-only scans, a scan that sets the map, VACUUM);"
@@ -160,21 +173,33 @@ public final class DrillCommand {
             @Descriptor("the visibility case's VACUUM (BUFFER_USAGE_LIMIT …): 0 for no ring, or 128kB .. 16GB (default: 2MB,"
                     + " PostgreSQL's)")
             @Parameter(names = {"--vacuum-buffer-usage-limit"}, absentValue = "") String vacuumLimit,
+            @Descriptor("a stopped PostgreSQL cluster's data directory: the count(*) cases read --relation's heap there, read-only,"
+                    + " instead of t")
+            @Parameter(names = {"--pgdata"}, absentValue = "") String pgdata,
+            @Descriptor("with --pgdata: the heap's file as pg_relation_filepath() prints it, e.g. base/5/16384")
+            @Parameter(names = {"--relation"}, absentValue = "") String relation,
             @Descriptor("output format: text (default: the tables and a reading) or json (the results file's content)")
             @Parameter(names = {"-f", "--format"}, absentValue = "text") String format) throws IOException {
         // every option is checked before an hour of drill
         long rows = USAGE.whole("--rows", "rows", rowsText, 1, Long.MAX_VALUE);
         int rounds = USAGE.wholeInt("--rounds", "rounds", roundsText, 1, 100);
-        int sharedBuffers = sharedBuffersText.isEmpty() ? DrillOptions.scaledSharedBuffers(rows)
-                : USAGE.wholeInt("--shared-buffers", "8 kB blocks", sharedBuffersText, 16, Integer.MAX_VALUE);
+        int sharedBuffers = !sharedBuffersText.isEmpty()
+                ? USAGE.wholeInt("--shared-buffers", "8 kB blocks", sharedBuffersText, 16, Integer.MAX_VALUE)
+                : pgdata.isEmpty() ? DrillOptions.scaledSharedBuffers(rows) : pgSharedBuffers(Path.of(pgdata), relation);
         boolean json = Json.requested(format);
         Path dataDir = DataDirectory.of(data.isEmpty() ? dataProperty : data).resolve("drill");
         Path resultsDir = results.equals("none") ? null : DrillResults.directory(results.isEmpty() ? resultsProperty : results);
+        if (pgdata.isEmpty() != relation.isEmpty()) {
+            throw new IllegalArgumentException("pageio:drill: --pgdata DIR and --relation RELPATH go together (RELPATH as"
+                    + " pg_relation_filepath() prints it, e.g. base/5/16384)");
+        }
+        DrillOptions.PgSource pg = pgdata.isEmpty() ? null : new DrillOptions.PgSource(Path.of(pgdata), relation);
+        List<String> caseList = pg != null && cases.equals("all") ? DrillOptions.PG_CASES : DrillOptions.parseCases(cases);
         DrillOptions opts = new DrillOptions(rows, rounds, DrillOptions.parseMethods(methodList), DrillOptions.parseEic(eic),
                 sharedBuffers, dataDir, resultsDir,
-                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, DrillOptions.parseCases(cases), !noFio, seqHint,
+                StorageManager.DEFAULT_SEGMENT_BLOCKS, 1, caseList, !noFio, seqHint,
                 vacuumLimit.isEmpty() ? org.pageio.table.VacuumOptions.DEFAULT_RING : vacuumLimit(vacuumLimit),
-                DrillOptions.parseSessions(sessions));
+                DrillOptions.parseSessions(sessions), pg);
         awaitMethodBundles();
         Map<String, IoMethod> registered = new TreeMap<>();
         methods.forEach((ref, m) -> {

@@ -27,10 +27,32 @@ import org.pageio.bufmgr.smgr.StorageManager;
  * @param vacuumBufferUsageLimitKb the visibility case's {@code VACUUM (BUFFER_USAGE_LIMIT …)} in kB: 0 for no ring,
  *                      or {@code VacuumOptions.DEFAULT_RING} (-1) for PostgreSQL's default 2MB ring
  * @param sessions      the concurrent case's numbers of sessions scanning at once, each 1..{@value #MAX_SESSIONS}
+ * @param pg            a heap of a stopped PostgreSQL cluster to scan instead of the drill's tables ({@code --pgdata},
+ *                      {@code --relation}); null: the drill's own tables
  */
 public record DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
         Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint,
-        long vacuumBufferUsageLimitKb, List<Integer> sessions) {
+        long vacuumBufferUsageLimitKb, List<Integer> sessions, PgSource pg) {
+
+    /**
+     * A PostgreSQL heap the count(*) cases read instead of {@code t}: read-only, the cluster stopped.
+     *
+     * @param pgdata   the cluster's data directory
+     * @param relation its main fork's file as {@code pg_relation_filepath()} prints it, e.g. {@code base/5/16384}
+     */
+    public record PgSource(Path pgdata, String relation) {
+    }
+
+    /** The cases a drill over a PostgreSQL heap runs: the count(*) ones. */
+    public static final List<String> PG_CASES = List.of("seq", "warm");
+
+    /** Options over the drill's own tables. */
+    public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
+            Path resultsDir, long segmentBlocks, long seed, List<String> cases, boolean fio, boolean seqHint,
+            long vacuumBufferUsageLimitKb, List<Integer> sessions) {
+        this(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
+                vacuumBufferUsageLimitKb, sessions, null);
+    }
 
     /** Options with the default numbers of concurrent sessions. */
     public DrillOptions(long rows, int rounds, List<String> methods, List<Integer> eic, int sharedBuffers, Path dataDir,
@@ -120,42 +142,55 @@ public record DrillOptions(long rows, int rounds, List<String> methods, List<Int
                 throw new IllegalArgumentException("--sessions: " + n + " is out of range: valid values are 1.." + MAX_SESSIONS);
             }
         }
-        cases = cases == null || cases.isEmpty() ? ALL_CASES : List.copyOf(cases);
+        cases = cases == null || cases.isEmpty() ? (pg == null ? ALL_CASES : PG_CASES) : List.copyOf(cases);
         for (String c : cases) {
             if (!ALL_CASES.contains(c)) {
                 throw new IllegalArgumentException("--cases: unknown case \"" + c + "\"; use " + String.join(",", ALL_CASES));
             }
+            if (pg != null && !PG_CASES.contains(c)) {
+                throw new IllegalArgumentException("--cases: with --pgdata the drill runs the count(*) cases only ("
+                        + String.join(",", PG_CASES) + "), not \"" + c + "\"");
+            }
         }
+        if (pg != null && seqHint) {
+            throw new IllegalArgumentException("--seq-hint: not with --pgdata (the PostgreSQL files are read as PostgreSQL reads them)");
+        }
+    }
+
+    /** The same options over the PostgreSQL heap {@code source}, its segments of {@code relsegSize} blocks. */
+    public DrillOptions withPg(PgSource source, long relsegSize) {
+        return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, relsegSize, seed, cases, fio, seqHint,
+                vacuumBufferUsageLimitKb, sessions, source);
     }
 
     /** The same options with other cases. */
     public DrillOptions withCases(List<String> c) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, c, fio, seqHint,
-                vacuumBufferUsageLimitKb, sessions);
+                vacuumBufferUsageLimitKb, sessions, pg);
     }
 
     /** The same options with fio on or off. */
     public DrillOptions withFio(boolean on) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, on, seqHint,
-                vacuumBufferUsageLimitKb, sessions);
+                vacuumBufferUsageLimitKb, sessions, pg);
     }
 
     /** The same options with the sequential-advice variants on or off. */
     public DrillOptions withSeqHint(boolean on) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, on,
-                vacuumBufferUsageLimitKb, sessions);
+                vacuumBufferUsageLimitKb, sessions, pg);
     }
 
     /** The same options with the visibility case's VACUUM ring of {@code kb} kB (0: none). */
     public DrillOptions withVacuumBufferUsageLimit(long kb) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
-                kb, sessions);
+                kb, sessions, pg);
     }
 
     /** The same options with the concurrent case's numbers of sessions {@code n}. */
     public DrillOptions withSessions(List<Integer> n) {
         return new DrillOptions(rows, rounds, methods, eic, sharedBuffers, dataDir, resultsDir, segmentBlocks, seed, cases, fio, seqHint,
-                vacuumBufferUsageLimitKb, n);
+                vacuumBufferUsageLimitKb, n, pg);
     }
 
     /** Whether the case group ({@code seq}, {@code warm}, {@code bitmap}, {@code index}, {@code visibility}, {@code hot}, {@code concurrent}) runs. */

@@ -1,18 +1,21 @@
 package org.pageio.measure.drill;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.pgdata.PgCluster;
 import org.pageio.table.TableService;
 import org.pageio.table.TableServices;
 
 /**
  * The one place where the drill builds its storage managers and buffer managers (AIO core,
- * pool, stat_io): the settings, the loader's buffer manager and each method's {@link Rig}.
+ * pool, stat_io): the settings, the loader's buffer manager and each method's {@link Rig} (over a
+ * PostgreSQL cluster, {@code --pgdata}: its {@link PgRig}).
  * Called from the drill's thread only.
  */
 final class DrillPools {
@@ -50,6 +53,11 @@ final class DrillPools {
     Rig rig(IoMethod m, int sharedBuffers) throws IOException {
         return new Rig(m, sharedBuffers == settings.sharedBuffers() ? settings
                 : settings.toBuilder().sharedBuffers(sharedBuffers).build());
+    }
+
+    /** A new rig for method {@code m} over the stopped PostgreSQL cluster in {@code pgdata}; the caller closes it. */
+    PgRig pgRig(IoMethod m, Path pgdata) throws IOException {
+        return new PgRig(m, pgdata);
     }
 
     /**
@@ -108,6 +116,46 @@ final class DrillPools {
         @Override
         public void close() {
             bufmgr.close();
+        }
+    }
+
+    /**
+     * One method's rig over a stopped PostgreSQL cluster ({@code --pgdata}): the cluster opened
+     * read-only with a storage manager of its own (as {@link Rig}'s: a method may change a
+     * descriptor's mode) and a buffer manager on it with the drill's settings, kept for every run of
+     * that method.
+     */
+    final class PgRig implements AutoCloseable {
+        final PgCluster cluster;
+        final BufferManagerCore bufmgr;
+
+        PgRig(IoMethod m, Path pgdata) throws IOException {
+            cluster = PgCluster.open(pgdata);
+            try {
+                bufmgr = cluster.openBufferManager(m, settings);
+            } catch (RuntimeException | Error e) {
+                cluster.close();
+                throw e;
+            }
+        }
+
+        /** Empties shared buffers and zeroes stat_io, as {@link Rig#empty}. */
+        void empty(String method) throws IOException {
+            BufferPool.EvictAllResult e;
+            try (var s = bufmgr.pool().openSession("client")) {
+                e = bufmgr.pool().evictAll(s);
+            }
+            if (e.skipped() != 0) {
+                throw new IllegalStateException("io_method=" + method + ": shared buffers could not be emptied before the run: "
+                        + e.skipped() + " buffer(s) still pinned or dirty");
+            }
+            bufmgr.stats().reset();
+        }
+
+        @Override
+        public void close() {
+            bufmgr.close();
+            cluster.close();
         }
     }
 }

@@ -155,7 +155,7 @@ public final class DrillReport {
         b.append("Baselines on the same files and blocks: FileChannel = one positional read at a time (").append(r.readSize() / 1024)
                 .append(" kB for a sequential scan, 8 kB per heap fetch otherwise, in the scan's order); AsynchronousFileChannel ="
                         + " the same reads with effective_io_concurrency of them in flight; fio = sequential 128 KiB at depth ="
-                        + " effective_io_concurrency (buffered and O_DIRECT) over t's segment files, in every cold count(*) case; for the bitmap and"
+                        + " effective_io_concurrency (buffered and O_DIRECT) over the scanned table's segment files, in every cold count(*) case; for the bitmap and"
                         + " index scans, fio same reads = the scan's 8 KiB reads replayed from an iolog (each distinct block once, in the"
                         + " scan's order) at depth = effective_io_concurrency, O_DIRECT, and fio rand depth 64 = random 8 KiB reads of as"
                         + " many bytes at depth 64, O_DIRECT (the device's ceiling). vs fio = against fio same reads for a random scan,"

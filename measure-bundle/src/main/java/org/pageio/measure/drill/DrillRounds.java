@@ -15,6 +15,7 @@ import org.pageio.bufmgr.smgr.RelFileLocator;
 import org.pageio.bufmgr.smgr.SmgrRelation;
 import org.pageio.bufmgr.smgr.StorageManager;
 import org.pageio.bufmgr.stats.StatIo;
+import org.pageio.bufmgr.stream.ReadStream;
 import org.pageio.posix.Fadvise;
 import org.pageio.posix.Posix;
 import org.pageio.posix.Residency;
@@ -22,6 +23,7 @@ import org.pageio.measure.cache.CacheState;
 import org.pageio.measure.fio.Fio;
 import org.pageio.measure.fio.FioJob;
 import org.pageio.measure.fio.FioResult;
+import org.pageio.pgdata.PgHeapScan;
 import org.pageio.table.ScanReport;
 import org.pageio.table.ScanRequest;
 import org.pageio.table.ScanSettings;
@@ -48,6 +50,8 @@ final class DrillRounds implements AutoCloseable {
     private String fioFailure;
     /** Per runner, for the whole run; closed at its end. */
     private final Map<String, DrillPools.Rig> rigs = new LinkedHashMap<>();
+    /** Per runner over a PostgreSQL cluster ({@code --pgdata}), for the whole run; closed at its end. */
+    private final Map<String, DrillPools.PgRig> pgRigs = new LinkedHashMap<>();
     /** fio's iolog of each random scan's reads, written at its first replay; deleted at the end. */
     private final Map<Target, Path> iologs = new LinkedHashMap<>();
 
@@ -226,6 +230,9 @@ final class DrillRounds implements AutoCloseable {
      * descriptor, so it is given again each run, which costs nothing).
      */
     private Sample runMethod(DrillCase c, int round, IoMethod m, String runner, Target t, ByteBuffer warmBuffer) throws IOException {
+        if (t.pgRelation() != null) {
+            return runPg(c, round, m, runner, t, warmBuffer);
+        }
         DrillPools.Rig rig = rig(runner, m);
         rig.empty(runner);
         if (runner.endsWith(Drill.SEQ_HINT_SUFFIX)) {
@@ -260,6 +267,42 @@ final class DrillRounds implements AutoCloseable {
         return new Sample(round, r.executionNanos(), r.plan().ioReadNanos(), reads, bytes, r.sharedHit(), res.residentPages(),
                 res.totalPages(), note == null, note).probed(before, after)
                 .withStreamInProgress(stream.ioCount() == 0 ? -1 : stream.avgInProgress());
+    }
+
+    /**
+     * One count(*) of a PostgreSQL heap ({@code --pgdata}) by method {@code m} on its rig over the
+     * cluster, shared buffers emptied first: pgdata-bundle's {@link PgHeapScan} (PostgreSQL's tuple
+     * visibility) through a read stream at the case's {@code effective_io_concurrency}; the count must
+     * be the first one's. The time is the scan's wall time; no I/O wait is kept.
+     */
+    private Sample runPg(DrillCase c, int round, IoMethod m, String runner, Target t, ByteBuffer warmBuffer) throws IOException {
+        DrillPools.PgRig rig = pgRigs.get(runner);
+        if (rig == null) {
+            rig = pools.pgRig(m, opts.pg().pgdata());
+            pgRigs.put(runner, rig);
+        }
+        rig.empty(runner);
+        CacheState cache = CaseCache.prepare(c, t.coldFiles(), warmBuffer);
+        Residency res = cache.total();
+        String note = CaseCache.verdict(c, cache);
+        RunProbe.Snapshot before = probe.now();
+        long start = System.nanoTime();
+        PgHeapScan.Count n = PgHeapScan.count(rig.cluster, rig.bufmgr.pool(), t.pgRelation(),
+                new ReadStream.Options(c.eic(), ReadStream.Options.INHERIT, null));
+        long elapsed = System.nanoTime() - start;
+        RunProbe.Snapshot after = probe.now();
+        if (n.visible() != t.expected()) {
+            throw new IllegalStateException("io_method=" + m.name() + ": count(*) of " + t.table() + " returned " + n.visible()
+                    + " rows, expected " + t.expected() + " (the first count)");
+        }
+        long reads = 0;
+        long bytes = 0;
+        for (StatIo.Row row : rig.bufmgr.stats().rows()) {
+            reads += row.value(StatIo.Column.READS);
+            bytes += row.value(StatIo.Column.READ_BYTES);
+        }
+        return new Sample(round, elapsed, -1, reads, bytes, 0, res.residentPages(), res.totalPages(), note == null, note)
+                .probed(before, after);
     }
 
     private Sample runFio(FioSeries job, DrillCase c, int round, Target t, ByteBuffer warmBuffer) throws IOException {
@@ -305,6 +348,10 @@ final class DrillRounds implements AutoCloseable {
             r.close();
         }
         rigs.clear();
+        for (DrillPools.PgRig r : pgRigs.values()) {
+            r.close();
+        }
+        pgRigs.clear();
         for (Path log : iologs.values()) {
             try {
                 Files.deleteIfExists(log);
