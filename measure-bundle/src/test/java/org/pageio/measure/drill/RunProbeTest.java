@@ -2,39 +2,23 @@ package org.pageio.measure.drill;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.SynchronousQueue;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RunProbe}'s context switches are the process's, every thread's: a hand-off between two
- * threads that each block in turn adds at least one per hand-off.
+ * {@link RunProbe}'s context switches are the process's: a thread that blocks gives up its CPU,
+ * which the kernel counts as a voluntary context switch, so N sleeps add at least N.
  */
 class RunProbeTest {
 
     @Test
-    void handOffsBetweenThreadsCountAsContextSwitches() throws Exception {
+    void aThreadThatBlocksCountsAContextSwitchEachTime() throws Exception {
         long before = RunProbe.contextSwitches();
         assertTrue(before >= 0, "getrusage answers on Linux: " + before);
-        int handOffs = 200;
-        SynchronousQueue<Integer> there = new SynchronousQueue<>();
-        SynchronousQueue<Integer> back = new SynchronousQueue<>();
-        Thread peer = new Thread(() -> {
-            try {
-                for (int i = 0; i < handOffs; i++) {
-                    back.put(there.take());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "hand-off peer");
-        peer.start();
-        for (int i = 0; i < handOffs; i++) {
-            there.put(i);
-            back.take();
+        int sleeps = 50;
+        for (int i = 0; i < sleeps; i++) {
+            Thread.sleep(1); // blocks in the kernel: one voluntary switch at least
         }
-        peer.join();
         long switches = RunProbe.contextSwitches() - before;
-        // each round trip blocks one thread or the other at least once (the peer's exit is counted too)
-        assertTrue(switches >= handOffs, handOffs + " round trips, " + switches + " context switches");
+        assertTrue(switches >= sleeps, sleeps + " sleeps, " + switches + " context switches");
     }
 }
