@@ -263,7 +263,9 @@ public class ExecutableJarIT {
             // the command is named once, not after the script's line and again in the refusal
             assertEquals(r.err(), "pageio: pageio:drill: --rows takes a whole number of rows, 1 or more (got \""
                     + rows + "\"); usage: pageio:drill [--rows N] [--rounds 1..100] [--methods m1,m2] [--eic 1,16,64]"
-                    + " [--cases seq,warm,bitmap,index,visibility,hot,concurrent] [--sessions 1,2,8,32] [--vacuum-buffer-usage-limit SIZE] [--shared-buffers N] [--data DIR]"
+                    + " [--cases seq,warm,bitmap,index,visibility,hot,concurrent] [--sessions 1,2,8,32]"
+                    + " [--vacuum-buffer-usage-limit SIZE] [--shared-buffers N] [--data DIR]"
+                    + " [--pgdata DIR --relation base/DBOID/RELFILENODE]"
                     + " [--results DIR|none] [--no-fio]"
                     + " [--seq-hint] [--format text|json]", errors.get(0));
             assertTrue(r.err(), !r.err().contains("Cannot coerce") && !r.err().contains("drill: loading"));
