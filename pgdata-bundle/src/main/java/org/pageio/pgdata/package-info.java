@@ -6,5 +6,5 @@
  * ({@link org.pageio.pgdata.PgChecksums}). PostgreSQL 15 to 18, 8 KiB blocks, little-endian files.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.pageio.pgdata;
