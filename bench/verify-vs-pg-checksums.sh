@@ -3,7 +3,7 @@
 # and warm, interleaved in rounds, in one run: wall-clock medians, ratios against pg_checksums, and
 # pg_checksums' user CPU per GB (its checksum loop, the yardstick for PgChecksum's speed). Each round
 # also times the container alone (./pageio exec echo: the JVM and OSGi start and stop, which every
-# ./pageio verify pays), so the table shows pageio's time net of it too.
+# ./pageio verify pays); "net" is a run's time less its round's container start, median over rounds.
 # Usage: bench/verify-vs-pg-checksums.sh [--pgdata DIR] [--scale 150] [--rounds 3] [--methods sync,worker,io_uring,direct,posix_aio] [--modes cold,warm] [--jobs N]
 # Cold: the cluster's files, and only they, are dropped from the page cache before each cold run
 # (sync, then dd iflag=nocache count=0 on each file: posix_fadvise DONTNEED on the whole file), so
@@ -77,7 +77,7 @@ cold() {
 }
 warm() { cat "${FILES[@]}" >/dev/null; }
 now() { date +%s%N; }
-declare -A TIMES USER
+declare -A TIMES USER NET
 # run NAME COMMAND...: one timed run; its wall-clock seconds in TIMES[NAME], its user CPU seconds in USER[NAME].
 run() {
     local name="$1" out t0 t1 rc=0
@@ -88,7 +88,9 @@ run() {
     t1="$(now)"
     [[ $rc -eq 0 ]] || { cat "$out" >&2; die "$name failed (exit $rc)"; }
     [[ "$name" == *start* ]] || grep -q "Bad checksums:  0" "$out" || { cat "$out" >&2; die "$name did not report 0 bad checksums"; }
-    TIMES[$name]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') "
+    LAST="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
+    TIMES[$name]+="$LAST "
+    echo "verify-vs-pg-checksums: $name: $LAST s" >&2
     USER[$name]+="$(tail -n 1 "$out.time") "
     rm -f "$out" "$out.time"
 }
@@ -103,15 +105,17 @@ echo "verify-vs-pg-checksums: $PGDATA_DIR, $((BYTES / 1048576)) MiB in base/ and
     "${MODES//,/ and } runs; cold = the cluster's files dropped from the page cache before the run" >&2
 for ((r = 1; r <= ROUNDS; r++)); do
     run "container start" "$ROOT/pageio" exec --data "$ROOT/data/verify-bench/${METHOD_LIST[0]}" echo
+    start="$LAST"
     for mode in "${MODE_LIST[@]}"; do
         if [[ "$mode" == warm ]]; then warm; else cold; fi
         run "$mode pg_checksums" "${AS_POSTGRES[@]}" "$BIN/pg_checksums" --check -D "$PGDATA_DIR"
         for m in "${METHOD_LIST[@]}"; do
             if [[ "$mode" == cold ]]; then cold; fi
             run "$mode pageio $m" "$ROOT/pageio" verify --data "$ROOT/data/verify-bench/$m" --pgdata "$PGDATA_DIR" "${JOBS[@]}"
+            NET[$mode pageio $m]+="$(awk -v t="$LAST" -v s="$start" 'BEGIN { printf "%.3f", t - s }') "
         done
     done
-    echo "verify-vs-pg-checksums: round $r of $ROUNDS done" >&2
+    echo "verify-vs-pg-checksums: round $r of $ROUNDS done (container start $start s)" >&2
 done
 
 start="$(median "${TIMES[container start]}")"
@@ -124,9 +128,9 @@ for mode in "${MODE_LIST[@]}"; do
         t="$(median "${TIMES[$name]}")"
         u="$(median "${USER[$name]}")"
         net="$t"
-        [[ "$name" == *pageio* ]] && net="$(awk -v t="$t" -v s="$start" 'BEGIN { printf "%.3f", (t - s > 0.001) ? t - s : 0.001 }')"
+        [[ "$name" == *pageio* ]] && net="$(median "${NET[$name]}")"
         awk -v n="$name" -v t="$t" -v u="$u" -v b="$base" -v bytes="$BYTES" -v net="$net" -v all="${TIMES[$name]}" \
-            'BEGIN { printf "%-22s %9.3f %8.0f %9.2f %6.2fx %9.3f %7.2fx   %s\n", n, t, bytes / 1e6 / t, u, b / t, net, b / net, all }'
+            'BEGIN { r = (net > 0) ? sprintf("%.2fx", b / net) : "-"; printf "%-22s %9.3f %8.0f %9.2f %6.2fx %9.3f %7s   %s\n", n, t, bytes / 1e6 / t, u, b / t, net, r, all }'
     done
 done
 u="$(median "${USER[warm pg_checksums]:-}")"
