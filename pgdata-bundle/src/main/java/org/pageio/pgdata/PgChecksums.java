@@ -347,7 +347,10 @@ public final class PgChecksums {
             }
         }
 
-        /** Ends the run: no more files taken; waits for the workers to put their files and sessions down. */
+        /**
+         * Ends the run: no more files taken; waits for the workers to put their files and sessions
+         * down, then closes the relations of the files left undone.
+         */
         void stop() {
             stopping = true;
             boolean interrupted = false;
@@ -358,6 +361,12 @@ public final class PgChecksums {
                     } catch (InterruptedException e) {
                         interrupted = true;
                     }
+                }
+            }
+            // a run that ended early leaves relations whose last file was never taken: their descriptors too
+            for (Scan scan : files) {
+                if (!scan.done) {
+                    scan.owner.close();
                 }
             }
             if (interrupted) {

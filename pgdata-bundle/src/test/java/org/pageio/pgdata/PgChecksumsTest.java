@@ -201,6 +201,29 @@ class PgChecksumsTest {
         assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>(), 4).badChecksums());
     }
 
+    /** A file that ends in a partial block stops both runs there, with the same line, whatever is in flight. */
+    @Test
+    void aPartialBlockEndsTheRunAsPgChecksumsEndsIt() throws Exception {
+        Path heap = pg.data.resolve(heapPath);
+        long size = Files.size(heap);
+        Files.write(heap, new byte[100], java.nio.file.StandardOpenOption.APPEND);
+        try {
+            PostgresServer.Run theirs = pg.pg("pg_checksums", "--check", "-D", pg.data.toString());
+            assertEquals(1, theirs.exit(), theirs.out() + theirs.err());
+            String line = "could not read block " + size / 8192 + " in file \"" + heap + "\": read 100 of 8192";
+            assertTrue(theirs.err().contains("pg_checksums: error: " + line), theirs.err());
+            for (int jobs : new int[] {1, 4}) {
+                PgDataException e = assertThrows(PgDataException.class, () -> ours(new SyncIoMethod(), new ArrayList<>(), jobs));
+                assertEquals(line, e.getMessage(), jobs + " files in flight");
+            }
+        } finally {
+            try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
+                f.setLength(size);
+            }
+        }
+        assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>(), 4).badChecksums());
+    }
+
     private static int pdUpper(Path file) throws IOException {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
             f.seek(14);
