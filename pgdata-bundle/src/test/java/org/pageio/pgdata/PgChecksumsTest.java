@@ -74,10 +74,15 @@ class PgChecksumsTest {
 
     /** pageio's run over a pool of its own on {@code method}; bad blocks' messages collected. */
     private static PgChecksums.Result ours(IoMethod method, List<String> errors) throws IOException {
+        return ours(method, errors, 2);
+    }
+
+    /** pageio's run with {@code jobs} files in flight. */
+    private static PgChecksums.Result ours(IoMethod method, List<String> errors, int jobs) throws IOException {
         try (PgCluster cluster = PgCluster.open(pg.data);
                 BufferManagerCore bufmgr = cluster.openBufferManager(method,
                         new BufMgrSettings.Builder().sharedBuffers(512).maxSessions(4).build())) {
-            PgChecksums.Result r = PgChecksums.check(cluster, bufmgr.pool(), bad -> errors.add(bad.message()));
+            PgChecksums.Result r = PgChecksums.check(cluster, bufmgr.pool(), bad -> errors.add(bad.message()), jobs);
             // every page went through the pool's reads
             assertEquals(r.blocksScanned() * 8192, bufmgr.stats().total(StatIo.Column.READ_BYTES));
             return r;
@@ -138,6 +143,92 @@ class PgChecksumsTest {
         }
         // repaired: clean again
         assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>()).badChecksums());
+    }
+
+    /**
+     * Bad blocks in files far apart in the walk, found by threads racing each other: the same lines as
+     * pg_checksums', in the order one thread walking the files reports them, whatever the number of
+     * files in flight.
+     */
+    @Test
+    void badBlocksInSeveralFilesAreReportedInTheWalksOrder() throws Exception {
+        List<RelationFile> damaged = new ArrayList<>();
+        try (PgCluster cluster = PgCluster.open(pg.data)) {
+            List<RelationFile> files = cluster.relationFiles();
+            for (int i = 0; i < files.size() && damaged.size() < 4; i += files.size() / 4) {
+                // the next file from here with a first page that is not new (pd_upper, bytes 14..15, not 0)
+                for (int j = i; j < files.size(); j++) {
+                    RelationFile f = files.get(j);
+                    if (f.size() >= 8192 && !damaged.contains(f) && pdUpper(f.path()) != 0) {
+                        damaged.add(f);
+                        break;
+                    }
+                }
+            }
+        }
+        assertEquals(4, damaged.size(), damaged.toString());
+        List<byte[]> originals = new ArrayList<>();
+        try {
+            for (RelationFile f : damaged) {
+                originals.add(flip(f.path(), 6000));
+            }
+            PostgresServer.Run theirs = pg.pg("pg_checksums", "--check", "-D", pg.data.toString());
+            List<String> one = new ArrayList<>();
+            PgChecksums.Result r1 = ours(new SyncIoMethod(), one, 1);
+            assertEquals(4, r1.badChecksums());
+            agree(theirs, r1, one);
+            WorkerIoMethod worker = new WorkerIoMethod(WorkerSettings.DEFAULTS);
+            try {
+                for (IoMethod method : List.<IoMethod>of(new SyncIoMethod(), worker)) {
+                    for (int jobs : new int[] {2, 4}) {
+                        List<String> many = new ArrayList<>();
+                        PgChecksums.Result r = ours(method, many, jobs);
+                        assertEquals(one, many, method.name() + " with " + jobs + " files in flight");
+                        assertEquals(r1, r);
+                    }
+                }
+            } finally {
+                worker.close();
+            }
+        } finally {
+            for (int i = 0; i < originals.size(); i++) {
+                try (RandomAccessFile f = new RandomAccessFile(damaged.get(i).path().toFile(), "rw")) {
+                    f.seek(6000);
+                    f.write(originals.get(i));
+                }
+            }
+        }
+        assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>(), 4).badChecksums());
+    }
+
+    /** A file that ends in a partial block stops both runs there, with the same line, whatever is in flight. */
+    @Test
+    void aPartialBlockEndsTheRunAsPgChecksumsEndsIt() throws Exception {
+        Path heap = pg.data.resolve(heapPath);
+        long size = Files.size(heap);
+        Files.write(heap, new byte[100], java.nio.file.StandardOpenOption.APPEND);
+        try {
+            PostgresServer.Run theirs = pg.pg("pg_checksums", "--check", "-D", pg.data.toString());
+            assertEquals(1, theirs.exit(), theirs.out() + theirs.err());
+            String line = "could not read block " + size / 8192 + " in file \"" + heap + "\": read 100 of 8192";
+            assertTrue(theirs.err().contains("pg_checksums: error: " + line), theirs.err());
+            for (int jobs : new int[] {1, 4}) {
+                PgDataException e = assertThrows(PgDataException.class, () -> ours(new SyncIoMethod(), new ArrayList<>(), jobs));
+                assertEquals(line, e.getMessage(), jobs + " files in flight");
+            }
+        } finally {
+            try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
+                f.setLength(size);
+            }
+        }
+        assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>(), 4).badChecksums());
+    }
+
+    private static int pdUpper(Path file) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(14);
+            return Short.toUnsignedInt(Short.reverseBytes(f.readShort()));
+        }
     }
 
     /** The relation as pg_relation_filepath prints it, read through the cluster's pool. */

@@ -31,9 +31,10 @@ import org.pageio.table.TableService;
  *   <li>{@code pageio:verify TABLE}: every page of a pageio table and its indexes, header and
  *       checksum, read as stored (the table service's checksum scan; {@code zero_damaged_pages} and
  *       {@code ignore_checksum_failure} do not apply to it). Damage prints the report, then fails.</li>
- *   <li>{@code pageio:verify --pgdata DIR [--progress]}: {@code pg_checksums --check} on a stopped
- *       PostgreSQL cluster ({@link PgChecksums}), its pages read through a pool of its own on the
- *       buffer manager's bound {@code io_method} with its read-stream settings; each bad block is a
+ *   <li>{@code pageio:verify --pgdata DIR [--progress] [--jobs N]}: {@code pg_checksums --check} on a
+ *       stopped PostgreSQL cluster ({@link PgChecksums}), its pages read through a pool of its own on the
+ *       buffer manager's bound {@code io_method} with its read-stream settings, N files at once (one per
+ *       processor unless told); each bad block is a
  *       line on stderr as pg_checksums prints it ({@code pg_checksums: error: checksum verification
  *       failed in file …}), progress with {@code --progress} on stderr ({@code N/M MB (P%) computed}),
  *       then pg_checksums' summary; a refusal ({@code cluster must be shut down}, …) fails with
@@ -49,6 +50,8 @@ public final class VerifyCommand {
 
     /** {@code shared_buffers} of the pool a cluster verification reads through: 16 MB, the rings and streams need no more. */
     static final int PGDATA_SHARED_BUFFERS = 2048;
+    /** The most files {@code --pgdata} verifies at once. */
+    static final int MAX_JOBS = 64;
 
     private final TableService tables;
     private final BufferManager bufmgr;
@@ -70,6 +73,8 @@ public final class VerifyCommand {
                     absentValue = "") String pgdata,
             @Descriptor("progress on stderr, like pg_checksums -P (--pgdata)") @Parameter(names = {"-P", "--progress"},
                     presentValue = "true", absentValue = "false") boolean progress,
+            @Descriptor("files verified at once, each on a thread and session of its own (--pgdata; default: the processors)")
+            @Parameter(names = {"-j", "--jobs"}, absentValue = "0") int jobs,
             @Descriptor("table (none with --pgdata)") String... table) throws IOException {
         if (!format.equals("text") && !format.equals("json")) {
             throw new IllegalArgumentException("pageio:verify: unknown format '" + format + "': use text or json");
@@ -79,11 +84,15 @@ public final class VerifyCommand {
                 throw new IllegalArgumentException("pageio:verify: --pgdata verifies a whole cluster; no table with it (got "
                         + String.join(" ", table) + ")");
             }
-            return cluster(Path.of(pgdata), progress);
+            if (jobs < 0 || jobs > MAX_JOBS) {
+                throw new IllegalArgumentException("pageio:verify: --jobs " + jobs + " is out of range: 1.." + MAX_JOBS
+                        + " files at once (0 or none: one per processor)");
+            }
+            return cluster(Path.of(pgdata), progress, jobs > 0 ? jobs : Runtime.getRuntime().availableProcessors());
         }
         if (table.length != 1) {
             throw new IllegalArgumentException("pageio:verify: takes one table, or --pgdata DIR; usage: pageio:verify [--set k=v,…]"
-                    + " [--format text|json] TABLE | pageio:verify --pgdata DIR [--progress]");
+                    + " [--format text|json] TABLE | pageio:verify --pgdata DIR [--progress] [--jobs N]");
         }
         return table(table[0], set, format);
     }
@@ -106,10 +115,11 @@ public final class VerifyCommand {
                 + " damaged block(s) (bad checksums or headers, listed above)");
     }
 
-    private String cluster(Path dir, boolean progress) throws IOException {
+    private String cluster(Path dir, boolean progress, int jobs) throws IOException {
         PrintStream err = System.err;
-        BufMgrSettings settings = bufmgr.settings().toBuilder().sharedBuffers(PGDATA_SHARED_BUFFERS).zeroDamagedPages(false)
-                .ignoreChecksumFailure(false).build();
+        // session slots for the workers and one spare: shared_buffers / max_sessions is each stream's pin limit
+        BufMgrSettings settings = bufmgr.settings().toBuilder().sharedBuffers(PGDATA_SHARED_BUFFERS).maxSessions(jobs + 1)
+                .zeroDamagedPages(false).ignoreChecksumFailure(false).build();
         try (PgCluster cluster = PgCluster.open(dir);
                 BufferManagerCore core = cluster.openBufferManager(bufmgr.pool().method(), settings)) {
             Progress p = new Progress(err, progress);
@@ -123,7 +133,7 @@ public final class VerifyCommand {
                 public void progress(long currentBytes, long totalBytes) {
                     p.report(currentBytes, totalBytes, false);
                 }
-            });
+            }, jobs);
             p.finish();
             if (r.badChecksums() > 0) {
                 System.out.println(r.summary());

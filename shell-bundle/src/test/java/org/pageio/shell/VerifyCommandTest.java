@@ -112,5 +112,10 @@ class VerifyCommandTest {
                 + "\" for reading: No such file or directory"), e.getMessage());
         Exception both = assertThrows(Exception.class, () -> run("pageio:verify --pgdata " + empty + " t"));
         assertTrue(both.getMessage().startsWith("pageio:verify: --pgdata verifies a whole cluster"), both.getMessage());
+        Exception jobs = assertThrows(Exception.class, () -> run("pageio:verify --jobs 65 --pgdata " + empty));
+        assertEquals("pageio:verify: --jobs 65 is out of range: 1..64 files at once (0 or none: one per processor)", jobs.getMessage());
+        // in range, the cluster is what fails
+        Exception two = assertThrows(Exception.class, () -> run("pageio:verify --jobs 2 --pgdata " + empty));
+        assertTrue(two.getMessage().startsWith("pg_checksums: error: could not open file"), two.getMessage());
     }
 }
