@@ -75,8 +75,12 @@ final class VisibilityCase {
         return g % 5 == 1 || g % 47 == 2 || g % 47 == 3;
     }
 
-    /** Rounds of this case at most: each run restores the table and takes five cold steps. */
-    static final int MAX_ROUNDS = 3;
+    /**
+     * Rounds of this case at most: each run restores the table and takes five cold steps, about 40 s
+     * a round with five methods; two keep the default drill near eight minutes with the hot and
+     * concurrent cases.
+     */
+    static final int MAX_ROUNDS = 2;
 
     /** PostgreSQL 18 (only VACUUM sets the map) and PostgreSQL 19 (scans set it too). */
     enum Behaviour {
