@@ -2,7 +2,6 @@ package org.pageio.method.posixaio;
 
 import org.pageio.api.IoHandle;
 import org.pageio.posix.CallState;
-import org.pageio.posix.Iovec;
 import org.pageio.posix.Posix;
 
 /**
@@ -74,12 +73,8 @@ final class CachedReadsInline {
         if (!enabled || (h.flags() & IoHandle.FLAG_BUFFERED) == 0 || !backoff.tryNext()) {
             return false;
         }
-        long want = 0;
-        for (int i = 0; i < h.iovcnt(); i++) {
-            want += Iovec.length(h.iovecs(), i);
-        }
         long r = Posix.preadv2(cs, h.fd(), h.iovecs(), h.iovcnt(), h.offset(), Posix.RWF_NOWAIT);
-        if (r != want) {
+        if (r != h.length()) {
             backoff.missed();
             return false; // EAGAIN (not cached), a short copy, or an error: glibc reads it and reports
         }
