@@ -99,31 +99,38 @@ public final class DrillReport {
     }
 
     /** The aligned text for the terminal. */
+    /** A case with a table of its own (not one of the per-case tables): its Markdown title and its lines. */
+    private record Section(String title, List<String> lines) {
+    }
+
+    /** The visibility, hot and concurrent cases' sections, those that ran, in the order the text and Markdown show them. */
+    private List<Section> sections() {
+        List<Section> out = new ArrayList<>();
+        if (r.visibility() != null) {
+            out.add(new Section("Visibility map, VACUUM and index-only scans", VisibilityCase.table(r.visibility(), r.methods())));
+        }
+        if (r.hot() != null) {
+            out.add(new Section("A table in shared buffers against a plain loop", HotCase.table(r.hot())));
+        }
+        if (r.concurrent() != null) {
+            out.add(new Section("Sessions scanning at once", ConcurrentCase.table(r.concurrent())));
+        }
+        return out;
+    }
+
     public String text() {
         StringBuilder b = new StringBuilder(heading()).append("\n");
         for (CaseResult c : r.cases()) {
             b.append('\n').append(c.drillCase().title()).append('\n');
-            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+            TextTable t = new TextTable(HEADER).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
             for (Object[] row : rows(c)) {
                 t.row(row);
             }
             b.append(t.toString().stripTrailing()).append('\n');
         }
-        if (r.visibility() != null) {
+        for (Section section : sections()) {
             b.append('\n');
-            for (String line : VisibilityCase.table(r.visibility(), r.methods())) {
-                b.append(line).append('\n');
-            }
-        }
-        if (r.hot() != null) {
-            b.append('\n');
-            for (String line : HotCase.table(r.hot())) {
-                b.append(line).append('\n');
-            }
-        }
-        if (r.concurrent() != null) {
-            b.append('\n');
-            for (String line : ConcurrentCase.table(r.concurrent())) {
+            for (String line : section.lines()) {
                 b.append(line).append('\n');
             }
         }
@@ -591,21 +598,9 @@ public final class DrillReport {
                 b.append('\n');
             }
         }
-        if (r.visibility() != null) {
-            b.append("\n## Visibility map, VACUUM and index-only scans\n\n");
-            for (String line : VisibilityCase.table(r.visibility(), r.methods())) {
-                b.append(line).append('\n');
-            }
-        }
-        if (r.hot() != null) {
-            b.append("\n## A table in shared buffers against a plain loop\n\n");
-            for (String line : HotCase.table(r.hot())) {
-                b.append(line).append('\n');
-            }
-        }
-        if (r.concurrent() != null) {
-            b.append("\n## Sessions scanning at once\n\n");
-            for (String line : ConcurrentCase.table(r.concurrent())) {
+        for (Section section : sections()) {
+            b.append("\n## ").append(section.title()).append("\n\n");
+            for (String line : section.lines()) {
                 b.append(line).append('\n');
             }
         }
