@@ -149,7 +149,7 @@ class BufferPoolTest extends PoolTestBase {
     void corruptPageNamesRelationAndBlockAndIsNeverValid() throws Exception {
         pool(new SyncIoMethod(), small().build());
         SmgrRelation rel = relation(50000, 10);
-        corrupt(rel, 5);
+        TestPages.corrupt(rel, 5, 0x10);
         try (BufferSession s = pool.openSession("client")) {
             AioException e = assertThrows(AioException.class, () -> s.readBuffer(rel, 5, null));
             assertTrue(e.getMessage().contains("block 5") && e.getMessage().contains("pg_default/50000")
@@ -174,7 +174,7 @@ class BufferPoolTest extends PoolTestBase {
     void zeroDamagedPagesZeroesTheBadPageAndGoesOn() throws Exception {
         pool(new SyncIoMethod(), small().zeroDamagedPages(true).build());
         SmgrRelation rel = relation(50001, 10);
-        corrupt(rel, 3);
+        TestPages.corrupt(rel, 3, 0x10);
         try (BufferSession s = pool.openSession("client")) {
             int buf = s.readBuffer(rel, 3, null);
             byte[] zero = new byte[8192];
@@ -190,7 +190,7 @@ class BufferPoolTest extends PoolTestBase {
     void ignoreChecksumFailureUsesThePageButNeverAcceptsABadHeader() throws Exception {
         pool(new SyncIoMethod(), small().ignoreChecksumFailure(true).build());
         SmgrRelation rel = relation(50003, 10);
-        corrupt(rel, 6); // payload byte: the header stays sane, the checksum fails
+        TestPages.corrupt(rel, 6, 0x10); // payload byte: the header stays sane, the checksum fails
         try (BufferSession s = pool.openSession("client")) {
             int buf = s.readBuffer(rel, 6, null);
             assertTrue(pool.isValid(buf));
@@ -209,15 +209,6 @@ class BufferPoolTest extends PoolTestBase {
         assertEquals(1, pool.checksumFailures(), "the ignored checksum counts, the bad header is no checksum failure");
     }
 
-    private static void corrupt(SmgrRelation rel, long block) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
-            long pos = rel.segmentOffset(block) + 4000;
-            f.seek(pos);
-            int b = f.read();
-            f.seek(pos);
-            f.write(b ^ 0x10);
-        }
-    }
 
     @Test
     void readPastTheEndIsAnErrorNamingTheShortRead() throws Exception {

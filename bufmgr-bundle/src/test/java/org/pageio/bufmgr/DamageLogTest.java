@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -80,7 +78,7 @@ class DamageLogTest extends PoolTestBase {
     private void zeroedPageIsOneLine(org.pageio.api.IoMethod m) throws Exception {
         pool(m, small().zeroDamagedPages(true).build());
         SmgrRelation rel = relation(50010, 10);
-        corrupt(rel, 3);
+        TestPages.corrupt(rel, 3, 0xFF);
         try (BufferSession s = pool.openSession("client")) {
             s.releaseBuffer(s.readBuffer(rel, 3, null));
         }
@@ -93,8 +91,8 @@ class DamageLogTest extends PoolTestBase {
     void aStreamOverTwoDamagedPagesLogsEachOnce() throws Exception {
         pool(new SyncIoMethod(), small().zeroDamagedPages(true).build());
         SmgrRelation rel = relation(50011, 10);
-        corrupt(rel, 4);
-        corrupt(rel, 5); // in the same combined read
+        TestPages.corrupt(rel, 4, 0xFF);
+        TestPages.corrupt(rel, 5, 0xFF); // in the same combined read
         try (BufferSession s = pool.openSession("client");
                 ReadStream stream = new ReadStream(s, rel, ReadStream.blockRange(0, 10), 0, null)) {
             for (int i = 0; i < 10; i++) {
@@ -110,7 +108,7 @@ class DamageLogTest extends PoolTestBase {
     void anIgnoredChecksumIsOneLine() throws Exception {
         pool(new SyncIoMethod(), small().ignoreChecksumFailure(true).build());
         SmgrRelation rel = relation(50012, 10);
-        corrupt(rel, 6);
+        TestPages.corrupt(rel, 6, 0xFF);
         try (BufferSession s = pool.openSession("client")) {
             s.releaseBuffer(s.readBuffer(rel, 6, null));
         }
@@ -123,22 +121,12 @@ class DamageLogTest extends PoolTestBase {
     void aFailedPageIsTheErrorsLineOnly() throws Exception {
         pool(new SyncIoMethod(), small().build());
         SmgrRelation rel = relation(50013, 10);
-        corrupt(rel, 2);
+        TestPages.corrupt(rel, 2, 0xFF);
         try (BufferSession s = pool.openSession("client")) {
             AioException e = assertThrows(AioException.class, () -> s.readBuffer(rel, 2, null));
             assertTrue(e.getMessage().startsWith("invalid page in block 2 of relation pg_default/50013"), e.getMessage());
             assertEquals(1, e.getMessage().lines().count(), e.getMessage());
         }
         assertEquals(List.of(), lines);
-    }
-
-    private static void corrupt(SmgrRelation rel, long block) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
-            long pos = rel.segmentOffset(block) + 4000;
-            f.seek(pos);
-            int b = f.read();
-            f.seek(pos);
-            f.write(b ^ 0xFF);
-        }
     }
 }

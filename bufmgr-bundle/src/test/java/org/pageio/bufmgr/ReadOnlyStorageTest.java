@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -37,7 +36,7 @@ class ReadOnlyStorageTest extends PoolTestBase {
     void aReadOnlyStorageReadsPagesAsStoredAndChangesNothing() throws Exception {
         pool(new SyncIoMethod(), small().build());
         SmgrRelation written = relation(60001, 20);
-        corrupt(written, 7);
+        TestPages.corrupt(written, 7, 0x10);
         Path location = written.tablespace().directory();
         core.close();
         core = null;
@@ -98,7 +97,7 @@ class ReadOnlyStorageTest extends PoolTestBase {
     void aStrictStreamSeesDamageThatZeroDamagedPagesWouldHide() throws Exception {
         pool(new SyncIoMethod(), small().zeroDamagedPages(true).ignoreChecksumFailure(true).build());
         SmgrRelation rel = relation(60003, 10);
-        corrupt(rel, 4);
+        TestPages.corrupt(rel, 4, 0x10);
         try (BufferSession s = pool.openSession("client")) {
             try (ReadStream strict = new ReadStream(s, rel, ReadStream.blockRange(0, 10), ReadStream.STRICT, null)) {
                 // the read that holds block 4 fails (it may hold blocks before it: combined)
@@ -121,16 +120,6 @@ class ReadOnlyStorageTest extends PoolTestBase {
     private static long count(Path root) throws IOException {
         try (Stream<Path> all = Files.walk(root)) {
             return all.count();
-        }
-    }
-
-    private static void corrupt(SmgrRelation rel, long block) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
-            long pos = rel.segmentOffset(block) + 4000;
-            f.seek(pos);
-            int b = f.read();
-            f.seek(pos);
-            f.write(b ^ 0x10);
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.pageio.bufmgr;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -52,5 +54,19 @@ final class TestPages {
             }
         }
         return null;
+    }
+
+    /**
+     * Damages {@code block} of {@code rel} on disk: XORs the byte at offset 4000 of the page (payload,
+     * so the header stays sane and the checksum fails) with {@code mask}.
+     */
+    static void corrupt(SmgrRelation rel, long block, int mask) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(rel.segmentPath(block).toFile(), "rw")) {
+            long pos = rel.segmentOffset(block) + 4000;
+            f.seek(pos);
+            int b = f.read();
+            f.seek(pos);
+            f.write(b ^ mask);
+        }
     }
 }
