@@ -14,7 +14,10 @@ import java.nio.file.Path;
 
 /**
  * The libc calls pageio makes, through {@code java.lang.foreign}. All methods are static and
- * thread-safe; each downcall handle is made once, when this class initialises.
+ * thread-safe. Each downcall handle is made once, the first time its call is made: it lives in a
+ * holder class of its own, which the JVM initialises on first use (linking a downcall generates
+ * code, a few milliseconds each; a command that makes five of these calls links five), and whose
+ * {@code static final} field the JIT treats as a constant, as it did a field of this class.
  *
  * <h2>Raw calls</h2>
  * {@link #preadv}, {@link #pwritev}, {@link #pread}, {@link #pwrite}, {@link #fsync},
@@ -35,49 +38,105 @@ import java.nio.file.Path;
  * allocate.
  */
 public final class Posix {
-    private static final MethodHandle PREADV = Libc.errnoFunction("preadv",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle PREADV2 = Libc.errnoFunction("preadv2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle PWRITEV = Libc.errnoFunction("pwritev",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle PREAD = Libc.errnoFunction("pread",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PWRITE = Libc.errnoFunction("pwrite",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle FSYNC = Libc.errnoFunction("fsync",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FDATASYNC = Libc.errnoFunction("fdatasync",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle SYSCALL = Libc.errnoFunction("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle OPEN = Libc.errnoFunction("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-            Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = Libc.errnoFunction("close",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final class Preadv {
+        static final MethodHandle HANDLE = Libc.errnoFunction("preadv",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    }
+
+    private static final class Preadv2 {
+        static final MethodHandle HANDLE = Libc.errnoFunction("preadv2",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
+
+    private static final class Pwritev {
+        static final MethodHandle HANDLE = Libc.errnoFunction("pwritev",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    }
+
+    private static final class Pread {
+        static final MethodHandle HANDLE = Libc.errnoFunction("pread",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Pwrite {
+        static final MethodHandle HANDLE = Libc.errnoFunction("pwrite",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Fsync {
+        static final MethodHandle HANDLE = Libc.errnoFunction("fsync",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
+    private static final class Fdatasync {
+        static final MethodHandle HANDLE = Libc.errnoFunction("fdatasync",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
+    private static final class Syscall {
+        static final MethodHandle HANDLE = Libc.errnoFunction("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
+    }
+
+    private static final class Open {
+        static final MethodHandle HANDLE = Libc.errnoFunction("open",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+                Linker.Option.firstVariadicArg(2));
+    }
+
+    private static final class Close {
+        static final MethodHandle HANDLE = Libc.errnoFunction("close",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
     /** glibc 2.33 and later export {@code fstat}; before, only {@code __fxstat}. */
-    private static final MethodHandle FSTAT = Libc.errnoFunction("fstat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class Fstat {
+        static final MethodHandle HANDLE = Libc.errnoFunction("fstat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
+
     /** Returns the error number itself and leaves errno alone. */
-    private static final MethodHandle POSIX_FADVISE = Libc.function("posix_fadvise",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle FALLOCATE = Libc.errnoFunction("fallocate",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle FTRUNCATE = Libc.errnoFunction("ftruncate",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MMAP = Libc.errnoFunction("mmap",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = Libc.errnoFunction("munmap",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle MADVISE = Libc.errnoFunction("madvise",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle MINCORE = Libc.errnoFunction("mincore",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final class PosixFadvise {
+        static final MethodHandle HANDLE = Libc.function("posix_fadvise",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
+
+    private static final class Fallocate {
+        static final MethodHandle HANDLE = Libc.errnoFunction("fallocate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Ftruncate {
+        static final MethodHandle HANDLE = Libc.errnoFunction("ftruncate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
+
+    private static final class Mmap {
+        static final MethodHandle HANDLE = Libc.errnoFunction("mmap",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
+
+    private static final class Munmap {
+        static final MethodHandle HANDLE = Libc.errnoFunction("munmap",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+
+    private static final class Madvise {
+        static final MethodHandle HANDLE = Libc.errnoFunction("madvise",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+
+    private static final class Mincore {
+        static final MethodHandle HANDLE = Libc.errnoFunction("mincore",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    }
+
     /** The GNU {@code strerror_r}: returns a pointer to the message, in the buffer or static. */
-    private static final MethodHandle STRERROR_R = Libc.function("strerror_r",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final class StrerrorR {
+        static final MethodHandle HANDLE = Libc.function("strerror_r",
+                FunctionDescriptor.of(ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
     private static final long STRERROR_BUFFER = 256;
 
     private static final long PAGE_SIZE = pageSizeOfThisMachine();
@@ -92,7 +151,7 @@ public final class Posix {
             return -Errno.EFAULT;
         }
         try {
-            return result((long) PREADV.invokeExact(cs.segment(), fd, iov, iovcnt, offset), cs);
+            return result((long) Preadv.HANDLE.invokeExact(cs.segment(), fd, iov, iovcnt, offset), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -114,7 +173,7 @@ public final class Posix {
             return -Errno.EFAULT;
         }
         try {
-            return result((long) PREADV2.invokeExact(cs.segment(), fd, iov, iovcnt, offset, flags), cs);
+            return result((long) Preadv2.HANDLE.invokeExact(cs.segment(), fd, iov, iovcnt, offset, flags), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -126,7 +185,7 @@ public final class Posix {
             return -Errno.EFAULT;
         }
         try {
-            return result((long) PWRITEV.invokeExact(cs.segment(), fd, iov, iovcnt, offset), cs);
+            return result((long) Pwritev.HANDLE.invokeExact(cs.segment(), fd, iov, iovcnt, offset), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -138,7 +197,7 @@ public final class Posix {
             return -Errno.EFAULT;
         }
         try {
-            return result((long) PREAD.invokeExact(cs.segment(), fd, buf, count, offset), cs);
+            return result((long) Pread.HANDLE.invokeExact(cs.segment(), fd, buf, count, offset), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -150,7 +209,7 @@ public final class Posix {
             return -Errno.EFAULT;
         }
         try {
-            return result((long) PWRITE.invokeExact(cs.segment(), fd, buf, count, offset), cs);
+            return result((long) Pwrite.HANDLE.invokeExact(cs.segment(), fd, buf, count, offset), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -159,7 +218,7 @@ public final class Posix {
     /** {@code fsync(2)}: 0 or -errno. */
     public static int fsync(CallState cs, int fd) {
         try {
-            return (int) result((int) FSYNC.invokeExact(cs.segment(), fd), cs);
+            return (int) result((int) Fsync.HANDLE.invokeExact(cs.segment(), fd), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -168,7 +227,7 @@ public final class Posix {
     /** {@code fdatasync(2)}: 0 or -errno. */
     public static int fdatasync(CallState cs, int fd) {
         try {
-            return (int) result((int) FDATASYNC.invokeExact(cs.segment(), fd), cs);
+            return (int) result((int) Fdatasync.HANDLE.invokeExact(cs.segment(), fd), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -181,7 +240,7 @@ public final class Posix {
      */
     public static long syscall(CallState cs, long number, long a1, long a2, long a3, long a4, long a5, long a6) {
         try {
-            return result((long) SYSCALL.invokeExact(cs.segment(), number, a1, a2, a3, a4, a5, a6), cs);
+            return result((long) Syscall.HANDLE.invokeExact(cs.segment(), number, a1, a2, a3, a4, a5, a6), cs);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -198,39 +257,39 @@ public final class Posix {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cPath = arena.allocateFrom(path.toString());
             return (int) orThrow("open", path, null,
-                    s -> (int) OPEN.invokeExact(s, cPath, flags | OpenFlags.O_CLOEXEC, mode));
+                    s -> (int) Open.HANDLE.invokeExact(s, cPath, flags | OpenFlags.O_CLOEXEC, mode));
         }
     }
 
     /** {@code close(2)}. The descriptor is released even when this throws; never retry. */
     public static void close(int fd, Path pathForMessages) throws PosixException {
-        orThrow("close", pathForMessages, null, s -> (int) CLOSE.invokeExact(s, fd));
+        orThrow("close", pathForMessages, null, s -> (int) Close.HANDLE.invokeExact(s, fd));
     }
 
     /** {@code fstat(2)}; needs glibc 2.33 or later. */
     public static Stat fstat(int fd, Path pathForMessages) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(StructStat.CURRENT.byteSize, Long.BYTES);
-            orThrow("fstat", pathForMessages, null, s -> (int) FSTAT.invokeExact(s, fd, buf));
+            orThrow("fstat", pathForMessages, null, s -> (int) Fstat.HANDLE.invokeExact(s, fd, buf));
             return StructStat.CURRENT.read(buf);
         }
     }
 
     /** {@code fsync(2)}, throwing on failure. */
     public static void fsyncOrThrow(int fd, Path p) throws PosixException {
-        orThrow("fsync", p, null, s -> (int) FSYNC.invokeExact(s, fd));
+        orThrow("fsync", p, null, s -> (int) Fsync.HANDLE.invokeExact(s, fd));
     }
 
     /** {@code fdatasync(2)}, throwing on failure. */
     public static void fdatasyncOrThrow(int fd, Path p) throws PosixException {
-        orThrow("fdatasync", p, null, s -> (int) FDATASYNC.invokeExact(s, fd));
+        orThrow("fdatasync", p, null, s -> (int) Fdatasync.HANDLE.invokeExact(s, fd));
     }
 
     /** {@code posix_fadvise(2)} with one of the {@link Fadvise} values; {@code len} 0 means to the end of the file. */
     public static void fadvise(int fd, long offset, long len, int advice, Path p) throws PosixException {
         int error;
         try {
-            error = (int) POSIX_FADVISE.invokeExact(fd, offset, len, advice);
+            error = (int) PosixFadvise.HANDLE.invokeExact(fd, offset, len, advice);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
         }
@@ -245,12 +304,12 @@ public final class Posix {
      */
     public static void fallocate(int fd, int mode, long offset, long len, Path p) throws PosixException {
         orThrow("fallocate", p, "mode " + mode + ", " + range(offset, len),
-                s -> (int) FALLOCATE.invokeExact(s, fd, mode, offset, len));
+                s -> (int) Fallocate.HANDLE.invokeExact(s, fd, mode, offset, len));
     }
 
     /** {@code ftruncate(2)}: sets the file's size to {@code length}. */
     public static void ftruncate(int fd, long length, Path p) throws PosixException {
-        orThrow("ftruncate", p, "length " + length, s -> (int) FTRUNCATE.invokeExact(s, fd, length));
+        orThrow("ftruncate", p, "length " + length, s -> (int) Ftruncate.HANDLE.invokeExact(s, fd, length));
     }
 
     /**
@@ -262,14 +321,14 @@ public final class Posix {
     public static MemorySegment mmap(long length, int prot, int flags, int fd, long offset, Path p)
             throws PosixException {
         long address = orThrow("mmap", p, range(offset, length),
-                s -> ((MemorySegment) MMAP.invokeExact(s, MemorySegment.NULL, length, prot, flags, fd, offset)).address());
+                s -> ((MemorySegment) Mmap.HANDLE.invokeExact(s, MemorySegment.NULL, length, prot, flags, fd, offset)).address());
         return MemorySegment.ofAddress(address).reinterpret(length);
     }
 
     /** {@code munmap(2)} of all of {@code seg}, as {@link #mmap} returned it. */
     public static void munmap(MemorySegment seg) throws PosixException {
         orThrow("munmap", null, "address 0x" + Long.toHexString(seg.address()) + ", length " + seg.byteSize(),
-                s -> (int) MUNMAP.invokeExact(s, seg, seg.byteSize()));
+                s -> (int) Munmap.HANDLE.invokeExact(s, seg, seg.byteSize()));
     }
 
     /**
@@ -278,7 +337,7 @@ public final class Posix {
      */
     public static void madvise(MemorySegment seg, int advice, String what) throws PosixException {
         orThrow("madvise", null, adviceName(advice) + " of " + what + " (address 0x" + Long.toHexString(seg.address())
-                + ", length " + seg.byteSize() + ")", s -> (int) MADVISE.invokeExact(s, seg, seg.byteSize(), advice));
+                + ", length " + seg.byteSize() + ")", s -> (int) Madvise.HANDLE.invokeExact(s, seg, seg.byteSize(), advice));
     }
 
     private static String adviceName(int advice) {
@@ -308,7 +367,7 @@ public final class Posix {
         MemorySegment map = mmap(mapLength, Mman.PROT_READ, Mman.MAP_SHARED, fd, start, p);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment vector = arena.allocate(pages);
-            orThrow("mincore", p, range(offset, length), s -> (int) MINCORE.invokeExact(s, map, mapLength, vector));
+            orThrow("mincore", p, range(offset, length), s -> (int) Mincore.HANDLE.invokeExact(s, map, mapLength, vector));
             long resident = 0;
             for (long i = 0; i < pages; i++) {
                 resident += vector.get(JAVA_BYTE, i) & 1;
@@ -329,7 +388,7 @@ public final class Posix {
     public static String strerror(int errno) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(STRERROR_BUFFER);
-            MemorySegment message = (MemorySegment) STRERROR_R.invokeExact(errno, buf, STRERROR_BUFFER);
+            MemorySegment message = (MemorySegment) StrerrorR.HANDLE.invokeExact(errno, buf, STRERROR_BUFFER);
             return message.reinterpret(Integer.MAX_VALUE).getString(0);
         } catch (Throwable t) {
             throw Libc.unchecked(t);
