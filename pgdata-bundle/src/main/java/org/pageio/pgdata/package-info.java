@@ -9,5 +9,5 @@
  * 8 KiB blocks, little-endian files.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.pageio.pgdata;

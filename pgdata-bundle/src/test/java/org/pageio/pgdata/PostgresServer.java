@@ -18,19 +18,19 @@ import java.util.stream.Stream;
  * runs them as the user {@code postgres} ({@code runuser -u postgres --}) on a directory that user
  * owns. Missing PostgreSQL is a failure saying how to get it ({@code ./pageio test} installs it).
  */
-final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements AutoCloseable {
 
     /** What a program printed and how it exited. */
-    record Run(int exit, String out, String err) {
+    public record Run(int exit, String out, String err) {
     }
 
     final Path bin;
-    final Path root;
-    final Path data;
+    public final Path root;
+    public final Path data;
     final Path socket;
     private final boolean asPostgres;
 
-    PostgresServer() throws IOException, InterruptedException {
+    public PostgresServer() throws IOException, InterruptedException {
         this.bin = findBin();
         this.asPostgres = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0; // PostgreSQL refuses root
         this.root = Files.createTempDirectory("pageio-pg-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
@@ -66,7 +66,7 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** Runs a program of the installation (as {@code postgres} when root). */
-    Run pg(String program, String... args) throws IOException, InterruptedException {
+    public Run pg(String program, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(bin.resolve(program).toString());
         cmd.addAll(List.of(args));
@@ -101,26 +101,26 @@ final class PostgresServer implements AutoCloseable {
         return r;
     }
 
-    void initdb() throws IOException, InterruptedException {
+    public void initdb() throws IOException, InterruptedException {
         check(pg("initdb", "--data-checksums", "--no-sync", "-A", "trust", "-U", "postgres", "-D", data.toString()), "initdb");
     }
 
-    void start() throws IOException, InterruptedException {
+    public void start() throws IOException, InterruptedException {
         start("");
     }
 
     /** Starts the server with {@code options} ({@code -c name=value …}) added to the test's own. */
-    void start(String options) throws IOException, InterruptedException {
+    public void start(String options) throws IOException, InterruptedException {
         check(pg("pg_ctl", "start", "-w", "-D", data.toString(), "-l", root.resolve("server.log").toString(), "-o",
                 "-c listen_addresses='' -k " + socket + " -c fsync=off " + options), "pg_ctl start");
     }
 
-    void stop(String mode) throws IOException, InterruptedException {
+    public void stop(String mode) throws IOException, InterruptedException {
         check(pg("pg_ctl", "stop", "-w", "-m", mode, "-D", data.toString()), "pg_ctl stop -m " + mode);
     }
 
     /** Runs SQL in database postgres, stopping at the first error; returns what it printed, unaligned, tuples only. */
-    String sql(String sql) throws IOException, InterruptedException {
+    public String sql(String sql) throws IOException, InterruptedException {
         return check(pg("psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", socket.toString(), "-d", "postgres", "-c", sql),
                 "psql").out().strip();
     }

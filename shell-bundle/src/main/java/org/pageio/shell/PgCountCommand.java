@@ -7,20 +7,16 @@ import org.apache.felix.service.command.Parameter;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
-import org.pageio.bufmgr.BufferManagerCore;
-import org.pageio.pgdata.PgCluster;
 import org.pageio.pgdata.PgDataException;
-import org.pageio.pgdata.PgHeapScan;
-import org.pageio.pgdata.PgVisibilityMap;
+import org.pageio.pgdata.PgCommands;
 import org.pageio.shell.command.Commands;
 
 /**
  * {@code pageio:pgcount --pgdata DIR RELPATH}: {@code SELECT count(*)} of a heap in a stopped
  * PostgreSQL cluster, with PostgreSQL's tuple visibility for a snapshot that sees every committed
- * transaction (pgdata-bundle's {@link PgHeapScan}, over {@code pg_xact}), and the heap's
- * {@code pg_visibility_map_summary} ({@link PgVisibilityMap}). {@code RELPATH} is what
+ * transaction (pgdata-bundle's {@link org.pageio.pgdata.PgHeapScan}, over {@code pg_xact}), and the heap's
+ * {@code pg_visibility_map_summary} ({@link org.pageio.pgdata.PgVisibilityMap}; both run by {@link PgCommands#count}). {@code RELPATH} is what
  * {@code pg_relation_filepath('t')} prints ({@code base/5/16384}). The pages are read through a pool
  * of the command's own on the buffer manager's bound {@code io_method} with its read-stream settings,
  * read-only. A refusal (a cluster not shut down, an updating multixact, a damaged page) fails the
@@ -50,17 +46,8 @@ public final class PgCountCommand {
             throw new IllegalArgumentException("pageio:pgcount: usage: pageio:pgcount --pgdata DIR RELPATH"
                     + " (RELPATH as pg_relation_filepath() prints it, e.g. base/5/16384)");
         }
-        BufMgrSettings settings = bufmgr.settings().toBuilder().sharedBuffers(VerifyCommand.PGDATA_SHARED_BUFFERS)
-                .zeroDamagedPages(false).ignoreChecksumFailure(false).build();
-        try (PgCluster cluster = PgCluster.open(Path.of(pgdata));
-                BufferManagerCore core = cluster.openBufferManager(bufmgr.pool().method(), settings)) {
-            PgHeapScan.Count c = PgHeapScan.count(cluster, core.pool(), relpath[0]);
-            PgVisibilityMap.Summary vm = PgVisibilityMap.summary(cluster, core.pool(), relpath[0]);
-            return "count: " + c.visible() + "\n"
-                    + "all_visible: " + vm.allVisible() + "\n"
-                    + "all_frozen: " + vm.allFrozen() + "\n"
-                    + "blocks: " + c.blocks() + " (" + c.allVisiblePages() + " with PD_ALL_VISIBLE), tuples: " + c.tuples()
-                    + ", decided by pg_xact: " + c.commitLogLookups();
+        try {
+            return PgCommands.count(Path.of(pgdata), bufmgr.pool().method(), bufmgr.settings(), relpath[0]);
         } catch (PgDataException | IllegalArgumentException e) {
             throw new IllegalStateException("pageio:pgcount: " + e.getMessage(), e);
         }

@@ -1,7 +1,6 @@
 package org.pageio.shell;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.apache.felix.service.command.Descriptor;
@@ -9,12 +8,10 @@ import org.apache.felix.service.command.Parameter;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManager;
-import org.pageio.bufmgr.BufferManagerCore;
 import org.pageio.pgdata.PgChecksums;
-import org.pageio.pgdata.PgCluster;
 import org.pageio.pgdata.PgDataException;
+import org.pageio.pgdata.PgCommands;
 import org.pageio.report.TextTable;
 import org.pageio.shell.command.Commands;
 import org.pageio.table.BadBlock;
@@ -48,8 +45,6 @@ import org.pageio.table.TableService;
 })
 public final class VerifyCommand {
 
-    /** {@code shared_buffers} of the pool a cluster verification reads through: 16 MB, the rings and streams need no more. */
-    static final int PGDATA_SHARED_BUFFERS = 2048;
     /** The most files {@code --pgdata} verifies at once. */
     static final int MAX_JOBS = 64;
 
@@ -116,25 +111,8 @@ public final class VerifyCommand {
     }
 
     private String cluster(Path dir, boolean progress, int jobs) throws IOException {
-        PrintStream err = System.err;
-        // session slots for the workers and one spare: shared_buffers / max_sessions is each stream's pin limit
-        BufMgrSettings settings = bufmgr.settings().toBuilder().sharedBuffers(PGDATA_SHARED_BUFFERS).maxSessions(jobs + 1)
-                .zeroDamagedPages(false).ignoreChecksumFailure(false).build();
-        try (PgCluster cluster = PgCluster.open(dir);
-                BufferManagerCore core = cluster.openBufferManager(bufmgr.pool().method(), settings)) {
-            Progress p = new Progress(err, progress);
-            PgChecksums.Result r = PgChecksums.check(cluster, core.pool(), new PgChecksums.Listener() {
-                @Override
-                public void badBlock(PgChecksums.BadBlock bad) {
-                    err.println("pg_checksums: error: " + bad.message());
-                }
-
-                @Override
-                public void progress(long currentBytes, long totalBytes) {
-                    p.report(currentBytes, totalBytes, false);
-                }
-            }, jobs);
-            p.finish();
+        try {
+            PgChecksums.Result r = PgCommands.verify(dir, bufmgr.pool().method(), bufmgr.settings(), jobs, progress, System.err);
             if (r.badChecksums() > 0) {
                 System.out.println(r.summary());
                 throw new IllegalStateException("pg_checksums: error: " + r.badChecksums() + " bad checksum(s) in cluster \"" + dir
@@ -143,41 +121,6 @@ public final class VerifyCommand {
             return r.summary();
         } catch (PgDataException e) {
             throw new IllegalStateException("pg_checksums: error: " + e.getMessage(), e);
-        }
-    }
-
-    /** {@code pg_checksums}' {@code progress_report}: at most once a second, and once at the end. */
-    private static final class Progress {
-        private final PrintStream err;
-        private final boolean on;
-        private final boolean tty = System.console() != null;
-        private long last;
-        private long current;
-        private long total;
-
-        Progress(PrintStream err, boolean on) {
-            this.err = err;
-            this.on = on;
-        }
-
-        void report(long currentBytes, long totalBytes, boolean finished) {
-            current = currentBytes;
-            total = totalBytes;
-            long now = System.nanoTime();
-            if (!on || (!finished && now - last < 1_000_000_000L)) {
-                return;
-            }
-            last = now;
-            int percent = total == 0 ? 0 : (int) (current * 100 / total);
-            String totalMb = Long.toString(total / (1024 * 1024));
-            String currentMb = Long.toString(current / (1024 * 1024));
-            err.print(String.format(Locale.ROOT, "%" + totalMb.length() + "s/%s MB (%d%%) computed", currentMb, totalMb, percent)
-                    + (!finished && tty ? "\r" : "\n"));
-            err.flush();
-        }
-
-        void finish() {
-            report(current, total, true);
         }
     }
 }
