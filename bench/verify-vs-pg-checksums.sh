@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # ./pageio verify --pgdata against pg_checksums --check on the same stopped PostgreSQL cluster, cold
 # and warm, interleaved in rounds, in one run: wall-clock medians, ratios against pg_checksums, and
-# pg_checksums' user CPU per GB (its checksum loop, the yardstick for PgChecksum's speed). Each round
-# also times the container alone (./pageio exec echo: the JVM and OSGi start and stop, which every
-# ./pageio verify pays); "net" is a run's time less its round's container start, median over rounds.
+# pg_checksums' user CPU per GB (its checksum loop, the yardstick for PgChecksum's speed). ./pageio
+# verify is the command-line tool (cli/, no container; its start-up cache is made by the untimed first
+# run). Cold rounds also time fio reading the same files of base/ (at least 128 kB each) with
+# O_DIRECT, 128 kB reads, depth 32, io_uring: what the device gives, the ceiling of any verifier.
 # Usage: bench/verify-vs-pg-checksums.sh [--pgdata DIR] [--scale 150] [--rounds 3] [--methods sync,worker,io_uring,direct,posix_aio] [--modes cold,warm] [--jobs N]
 # Cold: the cluster's files, and only they, are dropped from the page cache before each cold run
 # (sync, then dd iflag=nocache count=0 on each file: posix_fadvise DONTNEED on the whole file), so
 # the JDK and pageio's jars stay cached as on a machine that runs pageio. Warm: read once before the
 # round's warm runs. Needs root when the cluster is made (runuser postgres) and PostgreSQL (initdb,
-# pg_ctl, pgbench, pg_checksums: /usr/lib/postgresql/N/bin). The cluster is made once (initdb --data-checksums,
+# pg_ctl, pgbench, pg_checksums: /usr/lib/postgresql/N/bin), and fio. The cluster is made once (initdb --data-checksums,
 # pgbench -i -s SCALE, a checkpoint, pg_ctl stop -m fast: scale 150 is about 2.2 GB), as the user
-# postgres, in data/pgbench-cluster, and reused; each method gets its own pageio data directory
+# postgres, in data/pgbench-cluster (as root: /var/tmp/pageio-pgbench-cluster, a directory the user
+# postgres can reach; pageio's data directory is private to root), and reused; each method gets its own pageio data directory
 # (data/verify-bench/METHOD, its settings file naming io_method), made once too.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PGDATA_DIR="$ROOT/data/pgbench-cluster"
+[[ "$(id -u)" -ne 0 ]] || PGDATA_DIR=/var/tmp/pageio-pgbench-cluster
 SCALE=150
 ROUNDS=3
 METHODS="sync,worker,io_uring,direct,posix_aio"
@@ -77,7 +80,7 @@ cold() {
 }
 warm() { cat "${FILES[@]}" >/dev/null; }
 now() { date +%s%N; }
-declare -A TIMES USER NET
+declare -A TIMES USER
 # run NAME COMMAND...: one timed run; its wall-clock seconds in TIMES[NAME], its user CPU seconds in USER[NAME].
 run() {
     local name="$1" out t0 t1 rc=0
@@ -96,7 +99,24 @@ run() {
 }
 median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# One untimed run per method: builds the container once, and checks each method reads the cluster.
+FIO_FILES=()
+for f in "$PGDATA_DIR"/base/*/*; do [[ $(stat -c %s "$f") -lt 131072 ]] || FIO_FILES+=("$f"); done
+FIO_BYTES="$(du -cb "${FIO_FILES[@]}" | tail -n 1 | cut -f 1)"
+# fio_ceiling: one fio run over FIO_FILES; its wall-clock seconds in TIMES[cold fio].
+fio_ceiling() {
+    local t0 t1
+    command -v fio >/dev/null || die "fio is not installed: apt-get install -y fio"
+    t0="$(now)"
+    fio --name=ceiling --rw=read --bs=128k --direct=1 --ioengine=io_uring --iodepth=32 --numjobs=1 \
+        --filename="$(IFS=:; echo "${FIO_FILES[*]}")" --file_service_type=sequential --output=/dev/null ||
+        die "fio failed on the cluster's files"
+    t1="$(now)"
+    LAST="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
+    TIMES[cold fio]+="$LAST "
+    echo "verify-vs-pg-checksums: cold fio: $LAST s ($((FIO_BYTES / 1048576)) MiB)" >&2
+}
+
+# One untimed run per method: builds the tool once, makes its start-up cache, checks each method reads the cluster.
 for m in "${METHOD_LIST[@]}"; do
     "$ROOT/pageio" verify --data "$ROOT/data/verify-bench/$m" --pgdata "$PGDATA_DIR" "${JOBS[@]}" >/dev/null ||
         die "./pageio verify with io_method=$m failed on $PGDATA_DIR"
@@ -104,33 +124,31 @@ done
 echo "verify-vs-pg-checksums: $PGDATA_DIR, $((BYTES / 1048576)) MiB in base/ and global/; $ROUNDS rounds of" \
     "${MODES//,/ and } runs; cold = the cluster's files dropped from the page cache before the run" >&2
 for ((r = 1; r <= ROUNDS; r++)); do
-    run "container start" "$ROOT/pageio" exec --data "$ROOT/data/verify-bench/${METHOD_LIST[0]}" echo
-    start="$LAST"
     for mode in "${MODE_LIST[@]}"; do
         if [[ "$mode" == warm ]]; then warm; else cold; fi
         run "$mode pg_checksums" "${AS_POSTGRES[@]}" "$BIN/pg_checksums" --check -D "$PGDATA_DIR"
         for m in "${METHOD_LIST[@]}"; do
             if [[ "$mode" == cold ]]; then cold; fi
             run "$mode pageio $m" "$ROOT/pageio" verify --data "$ROOT/data/verify-bench/$m" --pgdata "$PGDATA_DIR" "${JOBS[@]}"
-            NET[$mode pageio $m]+="$(awk -v t="$LAST" -v s="$start" 'BEGIN { printf "%.3f", t - s }') "
         done
+        if [[ "$mode" == cold ]]; then cold; fio_ceiling; fi
     done
-    echo "verify-vs-pg-checksums: round $r of $ROUNDS done (container start $start s)" >&2
+    echo "verify-vs-pg-checksums: round $r of $ROUNDS done" >&2
 done
 
-start="$(median "${TIMES[container start]}")"
-echo "container start (./pageio exec echo): median $start s (all: ${TIMES[container start]})"
-printf '%-22s %9s %8s %9s %7s %9s %8s   %s\n' "run" "median s" "MB/s" "user s" "vs pg" "net s" "net vs" "all (s)"
+printf '%-22s %9s %8s %9s %7s   %s\n' "run" "median s" "MB/s" "user s" "vs pg" "all (s)"
 for mode in "${MODE_LIST[@]}"; do
     base="$(median "${TIMES[$mode pg_checksums]}")"
-    for name in "$mode pg_checksums" $(for m in "${METHOD_LIST[@]}"; do echo "$mode%pageio%$m"; done); do
-        name="${name//%/ }"
+    names=("$mode pg_checksums")
+    for m in "${METHOD_LIST[@]}"; do names+=("$mode pageio $m"); done
+    [[ "$mode" != cold ]] || names+=("cold fio")
+    for name in "${names[@]}"; do
         t="$(median "${TIMES[$name]}")"
-        u="$(median "${USER[$name]}")"
-        net="$t"
-        [[ "$name" == *pageio* ]] && net="$(median "${NET[$name]}")"
-        awk -v n="$name" -v t="$t" -v u="$u" -v b="$base" -v bytes="$BYTES" -v net="$net" -v all="${TIMES[$name]}" \
-            'BEGIN { r = (net > 0) ? sprintf("%.2fx", b / net) : "-"; printf "%-22s %9.3f %8.0f %9.2f %6.2fx %9.3f %7s   %s\n", n, t, bytes / 1e6 / t, u, b / t, net, r, all }'
+        u="$(median "${USER[$name]:-}")"
+        bytes="$BYTES"
+        [[ "$name" != *fio* ]] || bytes="$FIO_BYTES"
+        awk -v n="$name" -v t="$t" -v u="${u:--1}" -v b="$base" -v bytes="$bytes" -v all="${TIMES[$name]}" \
+            'BEGIN { us = (u < 0) ? "-" : sprintf("%.2f", u); printf "%-22s %9.3f %8.0f %9s %6.2fx   %s\n", n, t, bytes / 1e6 / t, us, b / t, all }'
     done
 done
 u="$(median "${USER[warm pg_checksums]:-}")"
