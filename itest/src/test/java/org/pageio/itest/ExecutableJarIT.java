@@ -224,6 +224,31 @@ public class ExecutableJarIT {
                 + " or a new one in an existing directory)\n", notDir.err());
     }
 
+    /**
+     * {@code ./pageio verify} runs the command-line tool, no container: on a cluster initdb made, its
+     * first run after a build records itself and makes the start-up cache (saying so on stderr, nothing
+     * of it on stdout), the second runs from the cache; both print pg_checksums' summary and exit 0.
+     */
+    @Test
+    public void verifyRunsWithoutTheContainerAndMakesItsStartUpCacheOnce() throws Exception {
+        Path script = Path.of(System.getProperty("pageio.script"));
+        Path cache = script.getParent().resolve("cli/target/pageio-cli.aot");
+        try (org.pageio.pgdata.PostgresServer pg = new org.pageio.pgdata.PostgresServer()) {
+            pg.initdb();
+            String pg_checksums = pg.pg("pg_checksums", "--check", "-D", pg.data.toString()).out();
+            Files.deleteIfExists(cache);
+            Run first = script(script, "verify", "--data", data.toString(), "--pgdata", pg.data.toString());
+            assertEquals("exit code; stderr: " + first.err(), 0, first.code());
+            assertEquals(pg_checksums, first.out());
+            assertTrue(first.err(), first.err().contains("pageio: making the start-up cache cli/target/pageio-cli.aot"));
+            assertTrue("the cache was made", Files.size(cache) > 0);
+            Run second = script(script, "verify", "--data", data.toString(), "--pgdata", pg.data.toString());
+            assertEquals("exit code; stderr: " + second.err(), 0, second.code());
+            assertEquals(pg_checksums, second.out());
+            assertEquals("", second.err());
+        }
+    }
+
     private static Run script(Path script, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of("bash", script.toString()));
         cmd.addAll(List.of(args));
