@@ -144,7 +144,8 @@ for mode in "${MODE_LIST[@]}"; do
     [[ "$mode" != cold ]] || names+=("cold fio")
     for name in "${names[@]}"; do
         t="$(median "${TIMES[$name]}")"
-        u="$(median "${USER[$name]:-}")"
+        u=""
+        [[ -z "${USER[$name]:-}" ]] || u="$(median "${USER[$name]}")"
         bytes="$BYTES"
         [[ "$name" != *fio* ]] || bytes="$FIO_BYTES"
         awk -v n="$name" -v t="$t" -v u="${u:--1}" -v b="$base" -v bytes="$bytes" -v all="${TIMES[$name]}" \
