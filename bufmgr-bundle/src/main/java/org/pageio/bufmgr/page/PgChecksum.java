@@ -31,20 +31,22 @@ import java.nio.ByteOrder;
  * word is masked instead of the page being changed, so the page is only read (PostgreSQL stores 0
  * there and puts the old value back).
  *
- * <p><b>Speed.</b> The inner loop is the 32 independent sums over one row of 32 words, each sum an
- * {@code int} in {@link #sums} (a lane array, reused: no allocation per page), each word read as an
- * {@code int} straight from the page's {@link MemorySegment}. The first row, which holds
- * {@code pd_checksum}, is its own loop, so the 63 other rows run without a branch. C2's SuperWord
- * vectorizes part of the row loop (it runs much slower with {@code -XX:-UseSuperWord});
- * copying the page into an {@code int[]} first, so that both operands are heap arrays, runs slower
- * (the copy costs more than it frees); 32 sums as local variables spill on x86's 16
- * registers and run several times slower, a column at a time (one sum over 64 rows) is a
- * dependency chain of multiplications and runs about three times slower. Measured over
- * 256 off-heap pages in a loop (2-core AMD EPYC, Temurin 25, C2): about 0.7 µs per 8 KiB page on one
- * core (some 11 GB/s). {@code PgChecksumBench} ({@code bench/}) measures it against pageio's CRC32C,
- * and with {@code -prof gc} the bytes allocated per page (none: the lanes are a field).
+ * <p><b>Speed.</b> The sums run as one recurrence over the page's 2048 words: with
+ * {@code t[0..31]} the base offsets, {@code t[i + 32] = CHECKSUM_COMP(t[i], word[i])}, so
+ * {@code t[32 * (r + 1) + j]} is {@code sums[j]} after row {@code r}, and the last 32 entries are the
+ * sums of {@code pg_checksum_block}; the same operations on the same values in the same order per
+ * sum. One loop of 2016 iterations whose dependence distance is 32 words lets C2's SuperWord use
+ * whole vector registers; the row-by-row form (an inner loop of 32 over a lane array, PostgreSQL's
+ * shape) vectorized only in part, its 32-trip inner loop paying pre- and post-loop overhead on every
+ * row. Measured over 256 off-heap pages in a loop (2-core AMD EPYC with AVX-512, Temurin 25, C2):
+ * 410–430 ns per 8 KiB page against 800–1,180 ns for the row form in the same run;
+ * {@code PgChecksumBench} ({@code bench/}) measures it against pageio's CRC32C and PostgreSQL's C,
+ * and with {@code -prof gc} the bytes allocated per page (none: the recurrence array is a field).
+ * Copying the page into an {@code int[]} first runs slower (C2 cannot tell two heap arrays apart
+ * and keeps the loop scalar); 32 sums as local variables spill on x86's 16 registers; a column at a
+ * time (one sum over 64 rows) is a chain of dependent multiplications.
  *
- * <p><b>Threads.</b> An instance holds its lanes: one thread at a time (a verifier keeps one per
+ * <p><b>Threads.</b> An instance holds its recurrence array: one thread at a time (a verifier keeps one per
  * thread). The page is read with plain accesses, as {@link Page#checksum}.
  */
 public final class PgChecksum {
@@ -66,8 +68,6 @@ public final class PgChecksum {
         0x9FBF8C76, 0x15CA20BE, 0xF2CA9FD3, 0x959BD756
     };
 
-    /** Bytes in one row of {@code data[i][]}: {@code N_SUMS} words. */
-    private static final int ROW = N_SUMS * Integer.BYTES;
     /** {@code data[0][2]}, the word that holds {@code pd_checksum} in its low half (little-endian). */
     private static final int CHECKSUM_WORD = Page.OFFSET_CHECKSUM / Integer.BYTES;
     /** What is left of {@link #CHECKSUM_WORD} with {@code pd_checksum} read as 0. */
@@ -75,8 +75,10 @@ public final class PgChecksum {
     /** A word in the machine's order, as PostgreSQL's C reads {@code uint32 data[][]}. */
     private static final ValueLayout.OfInt WORD = ValueLayout.JAVA_INT_UNALIGNED;
 
-    /** The 32 sums; reset at each page. */
-    private final int[] sums = new int[N_SUMS];
+    /** The page's words, {@code data[i][j]} being word {@code i * N_SUMS + j}. */
+    private static final int WORDS = Page.SIZE / Integer.BYTES;
+    /** The recurrence: {@code t[32 * (r + 1) + j]} is {@code sums[j]} after row {@code r} (see Speed); reused. */
+    private final int[] t = new int[N_SUMS + WORDS];
 
     /**
      * {@code pg_checksum_page}: the checksum PostgreSQL stores in {@code pd_checksum} for
@@ -104,25 +106,24 @@ public final class PgChecksum {
      * {@link Page#SIZE} bytes ({@link #checksumPage} checks).
      */
     int checksumBlock(MemorySegment page) {
-        int[] s = sums;
-        // row 0: data[0][2] holds pd_checksum, read as 0
+        int[] t = this.t;
+        // row 0: sums[j] = CHECKSUM_COMP(checksumBaseOffsets[j], data[0][j]); data[0][2] holds pd_checksum, read as 0
         for (int j = 0; j < N_SUMS; j++) {
             int value = page.get(WORD, (long) j * Integer.BYTES);
             if (j == CHECKSUM_WORD) {
                 value &= CHECKSUM_WORD_MASK;
             }
-            s[j] = comp(CHECKSUM_BASE_OFFSETS[j], value);
+            t[N_SUMS + j] = comp(CHECKSUM_BASE_OFFSETS[j], value);
         }
-        // rows 1..63
-        for (long row = ROW; row < Page.SIZE; row += ROW) {
-            for (int j = 0; j < N_SUMS; j++) {
-                s[j] = comp(s[j], page.get(WORD, row + (long) j * Integer.BYTES));
-            }
+        // rows 1..63: word i goes into sums[i % 32], whose value before it is t[i]
+        for (int i = N_SUMS; i < WORDS; i++) {
+            int tmp = t[i] ^ page.get(WORD, (long) i * Integer.BYTES);
+            t[i + N_SUMS] = tmp * FNV_PRIME ^ (tmp >>> 17);
         }
-        // two rounds of zeros, then the XOR of the sums
+        // two rounds of zeros, then the XOR of the sums (the last row of t)
         int result = 0;
-        for (int j = 0; j < N_SUMS; j++) {
-            result ^= comp(comp(s[j], 0), 0);
+        for (int j = WORDS; j < WORDS + N_SUMS; j++) {
+            result ^= comp(comp(t[j], 0), 0);
         }
         return result;
     }
