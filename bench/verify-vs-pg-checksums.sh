@@ -3,8 +3,9 @@
 # and warm, interleaved in rounds, in one run: wall-clock medians, ratios against pg_checksums, and
 # pg_checksums' user CPU per GB (its checksum loop, the yardstick for PgChecksum's speed). ./pageio
 # verify is the command-line tool (cli/, no container; its start-up cache is made by the untimed first
-# run). Cold rounds also time fio reading the same files of base/ (at least 128 kB each) with
-# O_DIRECT, 128 kB reads, depth 32, io_uring: what the device gives, the ceiling of any verifier.
+# run). Cold rounds also time fio reading the same files of base/ (those of at least 128 kB: nearly
+# all the bytes) once, one after another, with plain 128 kB reads through the page cache (psync, one
+# job): the time just to read the files as pg_checksums does, nothing checked.
 # Usage: bench/verify-vs-pg-checksums.sh [--pgdata DIR] [--scale 150] [--rounds 3] [--methods sync,worker,io_uring,direct,posix_aio] [--modes cold,warm] [--jobs N]
 # Cold: the cluster's files, and only they, are dropped from the page cache before each cold run
 # (sync, then dd iflag=nocache count=0 on each file: posix_fadvise DONTNEED on the whole file), so
@@ -102,12 +103,12 @@ median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } EN
 FIO_FILES=()
 for f in "$PGDATA_DIR"/base/*/*; do [[ $(stat -c %s "$f") -lt 131072 ]] || FIO_FILES+=("$f"); done
 FIO_BYTES="$(du -cb "${FIO_FILES[@]}" | tail -n 1 | cut -f 1)"
-# fio_ceiling: one fio run over FIO_FILES; its wall-clock seconds in TIMES[cold fio].
-fio_ceiling() {
+# fio_read: one fio run over FIO_FILES; its wall-clock seconds in TIMES[cold fio].
+fio_read() {
     local t0 t1
     command -v fio >/dev/null || die "fio is not installed: apt-get install -y fio"
     t0="$(now)"
-    fio --name=ceiling --rw=read --bs=128k --direct=1 --ioengine=io_uring --iodepth=32 --numjobs=1 \
+    fio --name=read-once --rw=read --bs=128k --direct=0 --ioengine=psync --numjobs=1 \
         --filename="$(IFS=:; echo "${FIO_FILES[*]}")" --file_service_type=sequential --output=/dev/null ||
         die "fio failed on the cluster's files"
     t1="$(now)"
@@ -131,7 +132,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
             if [[ "$mode" == cold ]]; then cold; fi
             run "$mode pageio $m" "$ROOT/pageio" verify --data "$ROOT/data/verify-bench/$m" --pgdata "$PGDATA_DIR" "${JOBS[@]}"
         done
-        if [[ "$mode" == cold ]]; then cold; fio_ceiling; fi
+        if [[ "$mode" == cold ]]; then cold; fio_read; fi
     done
     echo "verify-vs-pg-checksums: round $r of $ROUNDS done" >&2
 done
