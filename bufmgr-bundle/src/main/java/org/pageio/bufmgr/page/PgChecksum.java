@@ -37,14 +37,13 @@ import java.nio.ByteOrder;
  * sums of {@code pg_checksum_block}; the same operations on the same values in the same order per
  * sum. One loop of 2016 iterations whose dependence distance is 32 words lets C2's SuperWord use
  * whole vector registers; the row-by-row form (an inner loop of 32 over a lane array, PostgreSQL's
- * shape) vectorized only in part, its 32-trip inner loop paying pre- and post-loop overhead on every
- * row. Measured over 256 off-heap pages in a loop (2-core AMD EPYC with AVX-512, Temurin 25, C2):
- * 410–430 ns per 8 KiB page against 800–1,180 ns for the row form in the same run;
- * {@code PgChecksumBench} ({@code bench/}) measures it against pageio's CRC32C and PostgreSQL's C,
- * and with {@code -prof gc} the bytes allocated per page (none: the recurrence array is a field).
- * Copying the page into an {@code int[]} first runs slower (C2 cannot tell two heap arrays apart
- * and keeps the loop scalar); 32 sums as local variables spill on x86's 16 registers; a column at a
- * time (one sum over 64 rows) is a chain of dependent multiplications.
+ * shape) was vectorized only in part: a loop of 32 trips per row, run 64 times a page.
+ * {@code PgChecksumBench} ({@code bench/}; 2-core AMD EPYC with AVX-512, Temurin 25): 397 ns
+ * per 8 KiB page, against 735 ns for the row form, and none allocated per page (the recurrence
+ * array is a field); docs/performance.md compares it with PostgreSQL's C.
+ * Copying the page into an {@code int[]} first ran slower in either form; 32 sums as local
+ * variables spill on x86's 16 registers; a column at a time (one sum over 64 rows) is a chain of
+ * dependent multiplications.
  *
  * <p><b>Threads.</b> An instance holds its recurrence array: one thread at a time (a verifier keeps one per
  * thread). The page is read with plain accesses, as {@link Page#checksum}.
