@@ -62,7 +62,8 @@ if [[ ! -f "$PGDATA_DIR/global/pg_control" ]]; then
     mv "$tmp" "$PGDATA_DIR"
 fi
 [[ ! -f "$PGDATA_DIR/postmaster.pid" ]] || die "$PGDATA_DIR holds postmaster.pid: stop its server first"
-BYTES="$(du -sb "$PGDATA_DIR/base" "$PGDATA_DIR/global" | awk '{ s += $1 } END { printf "%d", s }')"
+# %.0f, not %d: Debian's awk (mawk) prints %d at most 2^31 - 1
+BYTES="$(du -sb "$PGDATA_DIR/base" "$PGDATA_DIR/global" | awk '{ s += $1 } END { printf "%.0f", s }')"
 
 # One pageio data directory per method, its settings file naming the method.
 IFS=, read -r -a METHOD_LIST <<<"$METHODS"
