@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,13 +99,7 @@ class PageioCliTest {
     void aFlippedByteIsPgChecksumsErrorLineAndExit1() throws Exception {
         Path heap = pg.data.resolve(heapPath);
         long offset = 3 * 8192 + 6000;
-        byte original;
-        try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
-            f.seek(offset);
-            original = f.readByte();
-            f.seek(offset);
-            f.writeByte(original ^ 0x5A);
-        }
+        byte original = PostgresServer.flip(heap, offset, 0x5A);
         try {
             PostgresServer.Run theirs = pg.pg("pg_checksums", "--check", "-D", pg.data.toString());
             assertEquals(1, theirs.exit());
@@ -119,10 +112,7 @@ class PageioCliTest {
             assertEquals(summary(theirs.out()), summary(ours.out));
             assertTrue(ours.err.lines().anyMatch(l -> l.matches("\\s*\\d+/\\d+ MB \\(100%\\) computed")), ours.err);
         } finally {
-            try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
-                f.seek(offset);
-                f.writeByte(original);
-            }
+            PostgresServer.restore(heap, offset, original);
         }
         assertEquals(0, cli("verify", "--pgdata", pg.data.toString(), "--data", method("sync")).exit);
     }

@@ -125,7 +125,7 @@ class PgChecksumsTest {
     void aFlippedByteInAHeapPageIsTheSameBadBlockForBoth() throws Exception {
         Path heap = pg.data.resolve(heapPath);
         long block = 2;
-        byte[] original = flip(heap, block * 8192 + 5000);
+        byte original = PostgresServer.flip(heap, block * 8192 + 5000, 0x01);
         try {
             PostgresServer.Run theirs = pg.pg("pg_checksums", "--check", "-D", pg.data.toString());
             assertEquals(1, theirs.exit(), theirs.out() + theirs.err());
@@ -136,10 +136,7 @@ class PgChecksumsTest {
                     errors.get(0));
             agree(theirs, r, errors);
         } finally {
-            try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
-                f.seek(block * 8192 + 5000);
-                f.write(original);
-            }
+            PostgresServer.restore(heap, block * 8192 + 5000, original);
         }
         // repaired: clean again
         assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>()).badChecksums());
@@ -167,10 +164,10 @@ class PgChecksumsTest {
             }
         }
         assertEquals(4, damaged.size(), damaged.toString());
-        List<byte[]> originals = new ArrayList<>();
+        List<Byte> originals = new ArrayList<>();
         try {
             for (RelationFile f : damaged) {
-                originals.add(flip(f.path(), 6000));
+                originals.add(PostgresServer.flip(f.path(), 6000, 0x01));
             }
             PostgresServer.Run theirs = pg.pg("pg_checksums", "--check", "-D", pg.data.toString());
             List<String> one = new ArrayList<>();
@@ -192,10 +189,7 @@ class PgChecksumsTest {
             }
         } finally {
             for (int i = 0; i < originals.size(); i++) {
-                try (RandomAccessFile f = new RandomAccessFile(damaged.get(i).path().toFile(), "rw")) {
-                    f.seek(6000);
-                    f.write(originals.get(i));
-                }
+                PostgresServer.restore(damaged.get(i).path(), 6000, originals.get(i));
             }
         }
         assertEquals(0, ours(new SyncIoMethod(), new ArrayList<>(), 4).badChecksums());
@@ -269,16 +263,5 @@ class PgChecksumsTest {
         Files.write(copy.resolve("global/pg_control"), control);
         PgDataException crcBad = assertThrows(PgDataException.class, () -> PgCluster.open(copy));
         assertTrue(crcBad.getMessage().startsWith("pg_control CRC value is incorrect"), crcBad.getMessage());
-    }
-
-    private static byte[] flip(Path file, long at) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(at);
-            byte[] b = new byte[1];
-            f.readFully(b);
-            f.seek(at);
-            f.write(b[0] ^ 0x01);
-            return b;
-        }
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -196,22 +195,13 @@ class PgHeapScanTest {
     void aDamagedHeapPageIsRefusedNotCounted() throws Exception {
         var heap = pg.data.resolve(heapPath);
         long at = 3 * 8192 + 6000;
-        byte original;
-        try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
-            f.seek(at);
-            original = f.readByte();
-            f.seek(at);
-            f.write(original ^ 0x20);
-        }
+        byte original = PostgresServer.flip(heap, at, 0x20);
         try {
             PgDataException e = assertThrows(PgDataException.class, () -> count(new SyncIoMethod(), heapPath));
             assertTrue(e.getMessage().startsWith("invalid page in block 3 of relation \""), e.getMessage());
             assertTrue(e.getMessage().contains("page verification failed, calculated checksum"), e.getMessage());
         } finally {
-            try (RandomAccessFile f = new RandomAccessFile(heap.toFile(), "rw")) {
-                f.seek(at);
-                f.write(original);
-            }
+            PostgresServer.restore(heap, at, original);
         }
         assertEquals(theirCount, count(new SyncIoMethod(), heapPath).visible());
     }

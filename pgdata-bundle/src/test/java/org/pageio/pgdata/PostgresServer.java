@@ -1,6 +1,7 @@
 package org.pageio.pgdata;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,6 +124,25 @@ public final class PostgresServer implements AutoCloseable {
     public String sql(String sql) throws IOException, InterruptedException {
         return check(pg("psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", socket.toString(), "-d", "postgres", "-c", sql),
                 "psql").out().strip();
+    }
+
+    /** Damages a cluster's file: XORs its byte at {@code at} with {@code mask}; returns the byte it was, for {@link #restore}. */
+    public static byte flip(Path file, long at, int mask) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(at);
+            byte original = f.readByte();
+            f.seek(at);
+            f.writeByte(original ^ mask);
+            return original;
+        }
+    }
+
+    /** Puts back the byte {@link #flip} changed. */
+    public static void restore(Path file, long at, byte original) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(at);
+            f.writeByte(original);
+        }
     }
 
     @Override
