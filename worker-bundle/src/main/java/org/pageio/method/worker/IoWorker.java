@@ -135,6 +135,10 @@ final class IoWorker implements Runnable {
                     } finally {
                         q.lock();
                     }
+                    // A submitter may have chosen this worker while the lock was free (its idle bit
+                    // was still set from an earlier turn): it has arrived now, or the held-wake watch
+                    // would count it as on its way for as long as its next I/O lasts.
+                    q.arrivedLocked(bit);
                     h = q.dequeueLocked();
                 }
                 if (h != null) {
