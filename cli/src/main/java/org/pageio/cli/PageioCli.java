@@ -28,10 +28,11 @@ import org.pageio.pgdata.PgDataException;
  * files are cached; a one-shot command over a stopped cluster has no use for hot swaps or a console.
  *
  * <pre>
- * pageio-cli verify --pgdata DIR [--progress] [--jobs N] [--data DIR]
- * pageio-cli pgcount --pgdata DIR RELPATH [--data DIR]
+ * java -jar cli/target/pageio-cli.jar verify --pgdata DIR [--progress] [--jobs N] [--data DIR]
+ * java -jar cli/target/pageio-cli.jar pgcount --pgdata DIR RELPATH [--data DIR]
  * </pre>
  *
+ * ({@code ./pageio verify} and {@code ./pageio pgcount} run these with the JVM's flags: cli/README.md.)
  * Exit codes are {@code pg_checksums}': 0 when every checksum is right (or the count is done), 1
  * for a bad checksum, a refused cluster or a failed read (one line on standard error:
  * {@code pg_checksums: error: …} or {@code pageio: pgcount: …}), 2 for a usage error.
