@@ -39,8 +39,6 @@ import org.pageio.pgdata.PgDataException;
  */
 public final class PageioCli {
 
-    /** The most files {@code verify} reads at once, as {@code pageio:verify --pgdata} allows. */
-    static final int MAX_JOBS = 64;
     static final String USAGE = "usage: pageio verify --pgdata DIR [--progress] [--jobs N] [--data DIR]\n"
             + "       pageio pgcount --pgdata DIR RELPATH [--data DIR]   (RELPATH as pg_relation_filepath prints it)";
 
@@ -182,8 +180,8 @@ public final class PageioCli {
                         } catch (NumberFormatException e) {
                             a.jobs = 0;
                         }
-                        if (a.jobs < 1 || a.jobs > MAX_JOBS) {
-                            throw new IllegalArgumentException("--jobs needs a number of files from 1 to " + MAX_JOBS + ", not '" + v + "'");
+                        if (a.jobs < 1 || a.jobs > PgCommands.MAX_JOBS) {
+                            throw new IllegalArgumentException("--jobs needs a number of files from 1 to " + PgCommands.MAX_JOBS + ", not '" + v + "'");
                         }
                     }
                     default -> {

@@ -140,9 +140,7 @@ public final class PgChecksums {
             throw new PgDataException("data checksums are not enabled in cluster (\"" + cluster.directory()
                     + "\": data_checksum_version 0)");
         }
-        if (pool.storage() != cluster.storage()) {
-            throw new IllegalArgumentException("the pool does not read this cluster: open it with PgCluster.openBufferManager");
-        }
+        cluster.requireOwnPool(pool);
         Walk walk = new Walk(cluster, pool, cluster.relationFiles(), control.relsegSize());
         if (jobs == 1) {
             walk.work();

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.pageio.api.IoMethod;
 import org.pageio.bufmgr.BufMgrSettings;
 import org.pageio.bufmgr.BufferManagerCore;
+import org.pageio.bufmgr.BufferPool;
 import org.pageio.bufmgr.smgr.ForkNumber;
 import org.pageio.bufmgr.smgr.ReadVerification;
 import org.pageio.bufmgr.smgr.RelFileLocator;
@@ -161,6 +162,18 @@ public final class PgCluster implements AutoCloseable {
     }
 
     /**
+     * Refuses a pool that does not read this cluster's storage manager (one opened with
+     * {@link #openBufferManager}): its pages would be another directory's.
+     *
+     * @throws IllegalArgumentException for such a pool
+     */
+    void requireOwnPool(BufferPool pool) {
+        if (pool.storage() != storage) {
+            throw new IllegalArgumentException("the pool does not read this cluster: open it with PgCluster.openBufferManager");
+        }
+    }
+
+    /**
      * The fork of {@code file}'s relation, opened on the storage manager: its segment
      * {@code file.segno()} is {@code file}.
      */
@@ -197,7 +210,7 @@ public final class PgCluster implements AutoCloseable {
                     && parts[3].matches("\\d+");
             default -> false;
         };
-        if (!shape || !name.matches("\\d{1,10}") || Long.parseLong(name) == 0 || Long.parseLong(name) > 0xFFFF_FFFFL) {
+        if (!shape || !isRelNumber(name)) {
             throw new IllegalArgumentException("\"" + relationFilepath + "\" is not a relation's path as pg_relation_filepath()"
                     + " prints it: global/RELFILENODE, base/DBOID/RELFILENODE or pg_tblspc/SPCOID/" + tablespaceVersionDirectory
                     + "/DBOID/RELFILENODE");
@@ -318,10 +331,15 @@ public final class PgCluster implements AutoCloseable {
                 throw notRelationFile(file);
             }
         }
-        if (!rest.matches("\\d{1,10}") || Long.parseLong(rest) == 0 || Long.parseLong(rest) > 0xFFFF_FFFFL) {
+        if (!isRelNumber(rest)) {
             throw notRelationFile(file);
         }
         return new RelationFile(file, subdir, Long.parseLong(rest), fork, segno, size);
+    }
+
+    /** Whether {@code s} is a {@code RelFileNumber} in decimal: 1 to 2^32 - 1 ({@code InvalidRelFileNumber} is 0). */
+    private static boolean isRelNumber(String s) {
+        return s.matches("\\d{1,10}") && Long.parseLong(s) != 0 && Long.parseLong(s) <= 0xFFFF_FFFFL;
     }
 
     private static PgDataException notRelationFile(Path file) {

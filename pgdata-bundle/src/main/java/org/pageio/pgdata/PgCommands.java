@@ -26,6 +26,8 @@ public final class PgCommands {
 
     /** {@code shared_buffers} of the pool a cluster is read through: 16 MB, the rings and streams need no more. */
     public static final int SHARED_BUFFERS = 2048;
+    /** The most files {@link #verify} reads at once, each on a thread and session of its own. */
+    public static final int MAX_JOBS = 64;
 
     private PgCommands() {
     }

@@ -114,9 +114,7 @@ public final class PgHeapScan {
      */
     public static Count count(PgCluster cluster, BufferPool pool, String relationFilepath, ReadStream.Options options)
             throws IOException {
-        if (pool.storage() != cluster.storage()) {
-            throw new IllegalArgumentException("the pool does not read this cluster: open it with PgCluster.openBufferManager");
-        }
+        cluster.requireOwnPool(pool);
         SmgrRelation rel = cluster.relation(relationFilepath);
         if (!rel.exists()) {
             throw new PgDataException("could not open file \"" + rel.segmentPath(0) + "\": No such file or directory (relation "

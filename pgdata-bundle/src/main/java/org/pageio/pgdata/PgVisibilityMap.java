@@ -46,9 +46,7 @@ public final class PgVisibilityMap {
      * @throws IllegalArgumentException for a path that is not a relation's
      */
     public static Summary summary(PgCluster cluster, BufferPool pool, String relationFilepath) throws IOException {
-        if (pool.storage() != cluster.storage()) {
-            throw new IllegalArgumentException("the pool does not read this cluster: open it with PgCluster.openBufferManager");
-        }
+        cluster.requireOwnPool(pool);
         SmgrRelation heap = cluster.relation(relationFilepath);
         SmgrRelation vm = cluster.relation(relationFilepath, ForkNumber.VISIBILITYMAP_FORKNUM);
         try {

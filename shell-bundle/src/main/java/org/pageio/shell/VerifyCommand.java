@@ -45,8 +45,6 @@ import org.pageio.table.TableService;
 })
 public final class VerifyCommand {
 
-    /** The most files {@code --pgdata} verifies at once. */
-    static final int MAX_JOBS = 64;
 
     private final TableService tables;
     private final BufferManager bufmgr;
@@ -79,8 +77,8 @@ public final class VerifyCommand {
                 throw new IllegalArgumentException("pageio:verify: --pgdata verifies a whole cluster; no table with it (got "
                         + String.join(" ", table) + ")");
             }
-            if (jobs < 0 || jobs > MAX_JOBS) {
-                throw new IllegalArgumentException("pageio:verify: --jobs " + jobs + " is out of range: 1.." + MAX_JOBS
+            if (jobs < 0 || jobs > PgCommands.MAX_JOBS) {
+                throw new IllegalArgumentException("pageio:verify: --jobs " + jobs + " is out of range: 1.." + PgCommands.MAX_JOBS
                         + " files at once (0 or none: one per processor)");
             }
             return cluster(Path.of(pgdata), progress, jobs > 0 ? jobs : Runtime.getRuntime().availableProcessors());
