@@ -249,8 +249,7 @@ public final class SmgrRelation implements IoTarget {
                 try {
                     fd = open(p, OpenFlags.O_RDONLY);
                 } catch (PosixException e) {
-                    throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
-                            + " (read-only), needed for block " + block + (e.context() == null ? "" : "; " + e.context()));
+                    throw openFailed(p, e.errno(), seg, " (read-only)", block, e.context());
                 }
                 return publish(f, seg, fd);
             }
@@ -260,21 +259,25 @@ public final class SmgrRelation implements IoTarget {
                 fd = open(p, flags);
             } catch (PosixException e) {
                 if (create || (e.errno() != Errno.EROFS && e.errno() != Errno.EACCES)) {
-                    throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
-                            + ", needed for block " + block + (e.context() == null ? "" : "; " + e.context()));
+                    throw openFailed(p, e.errno(), seg, "", block, e.context());
                 }
                 // A read-only file system, or a file this user may only read: serve reads, and
                 // refuse writes naming why (fdForWrite).
                 try {
                     fd = open(p, (flags & ~OpenFlags.O_RDWR) | OpenFlags.O_RDONLY);
                 } catch (PosixException again) {
-                    throw new PosixException("open", p, e.errno(), "segment " + seg + " of relation " + this
-                            + ", needed for block " + block);
+                    throw openFailed(p, e.errno(), seg, "", block, null);
                 }
                 readOnly.put(seg, e.errno());
             }
             return publish(f, seg, fd);
         }
+    }
+
+    /** The failure to open segment {@code seg} ({@code how}: how it was opened, if not read-write), needed for {@code block}. */
+    private PosixException openFailed(Path p, int errno, int seg, String how, long block, String context) {
+        return new PosixException("open", p, errno, "segment " + seg + " of relation " + this + how + ", needed for block " + block
+                + (context == null ? "" : "; " + context));
     }
 
     /** Publishes {@code fd} as segment {@code seg}'s descriptor; under {@code this}, with {@code f} the table read under it. */

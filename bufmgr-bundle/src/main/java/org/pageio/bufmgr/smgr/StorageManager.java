@@ -98,10 +98,7 @@ public final class StorageManager implements AutoCloseable {
         this.readOnly = readOnly;
         this.readVerification = readVerification;
         if (readOnly) {
-            if (!Files.isDirectory(this.dataDirectory)) {
-                throw new IllegalArgumentException("directory \"" + this.dataDirectory + "\" "
-                        + (Files.exists(this.dataDirectory) ? "is not a directory" : "does not exist"));
-            }
+            requireDirectory(this.dataDirectory, "directory", "");
             tablespaces.put(DEFAULT_TABLESPACE, new Tablespace(DEFAULT_TABLESPACE, this.dataDirectory.resolve("base"),
                     Tablespace.INHERIT, Tablespace.INHERIT));
             return;
@@ -132,6 +129,14 @@ public final class StorageManager implements AutoCloseable {
      */
     public static StorageManager readOnly(Path directory, long segmentBlocks, ReadVerification readVerification) {
         return new StorageManager(directory, segmentBlocks, false, true, java.util.Objects.requireNonNull(readVerification));
+    }
+
+    /** A read-only storage manager creates no directory: {@code dir} ({@code what} names it) must exist. */
+    private static void requireDirectory(Path dir, String what, String note) {
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException(what + " \"" + dir + "\" " + (Files.exists(dir) ? "is not a directory" : "does not exist")
+                    + note);
+        }
     }
 
     /**
@@ -209,10 +214,7 @@ public final class StorageManager implements AutoCloseable {
             dir = location;
         }
         if (readOnly) {
-            if (!Files.isDirectory(dir)) {
-                throw new IllegalArgumentException("tablespace \"" + name + "\": directory \"" + dir + "\" "
-                        + (Files.exists(dir) ? "is not a directory" : "does not exist") + " (read-only: nothing is created)");
-            }
+            requireDirectory(dir, "tablespace \"" + name + "\": directory", " (read-only: nothing is created)");
         } else {
             createDirectories(dir);
         }
